@@ -1,0 +1,110 @@
+"""The agent's decisions as typed events (the `AgentObserver` seam's vocabulary).
+
+Every event carries the turn it belongs to (0 before the first turn) and a monotonic
+`seq` within the run. The loop brackets every run: exactly one `RunStarted` first and one
+`Finished` last, whatever the path out (success, budget, stall, security stop, provider
+failure, cancellation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+Outcome = Literal["success", "failure", "cancelled"]
+RouteMode = Literal["passthrough", "ranked", "fail_open"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentEvent:
+    kind: ClassVar[str] = "event"
+    seq: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunStarted(AgentEvent):
+    kind: ClassVar[str] = "run_started"
+    task: str
+    model: str
+    universe: int
+    config: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnStarted(AgentEvent):
+    kind: ClassVar[str] = "turn_started"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolsSelected(AgentEvent):
+    kind: ClassVar[str] = "tools_selected"
+    offered: tuple[str, ...]
+    universe: int
+    by_source: Mapping[str, int]
+    mode: RouteMode
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelCalled(AgentEvent):
+    kind: ClassVar[str] = "model_called"
+    model: str
+    input_tokens: int | None
+    output_tokens: int | None
+    duration_ms: float
+    finish_reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCompleted(AgentEvent):
+    kind: ClassVar[str] = "tool_completed"
+    call_id: str
+    name: str
+    source: str
+    is_error: bool
+    duration_ms: float
+    result_bytes: int
+    error_code: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ComposeChecked(AgentEvent):
+    kind: ClassVar[str] = "compose_checked"
+    valid: bool
+    error_codes: tuple[str, ...]
+    draft_bytes: int
+    escapes: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Nudged(AgentEvent):
+    kind: ClassVar[str] = "nudged"
+    reason: Literal["cycle", "error_streak"]
+    period: int
+    repeats: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stalled(AgentEvent):
+    kind: ClassVar[str] = "stalled"
+    period: int
+    repeats: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetCheckpoint(AgentEvent):
+    kind: ClassVar[str] = "budget_checkpoint"
+    turns_used: int
+    max_turns: int
+    tokens_used: int
+    max_tokens_total: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finished(AgentEvent):
+    kind: ClassVar[str] = "finished"
+    outcome: Outcome
+    turns: int
+    tokens: int
+    error_code: str | None = None

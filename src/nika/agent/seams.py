@@ -1,0 +1,145 @@
+"""The agent loop's seams: what an embedder plugs in (`Provider`, `ToolExecutor`, `AgentObserver`)
+and the plain data that crosses them.
+
+Everything here is a frozen dataclass or a `typing.Protocol`; the loop depends on nothing else
+from the outside world, so a provider SDK, an MCP client or a journal is always an adapter
+behind one of these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, NewType, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from nika.agent.observe import AgentEvent
+
+ToolName = NewType("ToolName", str)
+"""A canonical tool name: `nika:<path>` or `mcp:<server>/<tool>`."""
+
+CallId = NewType("CallId", str)
+"""A tool-call id, as the provider sent it or as the loop minted it."""
+
+ToolSource = Literal["builtin", "mcp", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDefinition:
+    """One tool as offered to a model: canonical name, description, JSON Schema of its args."""
+
+    name: ToolName
+    description: str
+    parameters: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
+    source: ToolSource = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A model's request to call one tool."""
+
+    id: CallId
+    name: str
+    args: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFailure:
+    """The structured half of a failed tool result (a `NikaError` flattened for the wire)."""
+
+    code: str
+    category: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool call produced. `content` is the text fed back to the model."""
+
+    content: str
+    is_error: bool = False
+    error: ToolFailure | None = None
+    structured: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int
+    output_tokens: int
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    text: str
+    role: Literal["user"] = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    role: Literal["assistant"] = "assistant"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultMessage:
+    call_id: CallId
+    name: str
+    content: str
+    is_error: bool = False
+    role: Literal["tool"] = "tool"
+
+
+Message = UserMessage | AssistantMessage | ToolResultMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One model call. `tools` carries exactly the OFFERED definitions of this turn."""
+
+    model: str
+    system: str | None
+    messages: tuple[Message, ...]
+    tools: tuple[ToolDefinition, ...] = ()
+    temperature: float | None = None
+    max_tokens: int | None = None
+    response_schema: Mapping[str, Any] | None = None
+
+
+StopReason = Literal["end_turn", "tool_calls", "max_tokens", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponse:
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage | None = None
+    stop_reason: StopReason = "end_turn"
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A model behind one async call. Adapters translate their SDK errors into `NikaError`."""
+
+    async def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+
+@runtime_checkable
+class ToolExecutor(Protocol):
+    """Serves a universe of tools. `call` never raises for a tool-side failure: it returns
+    a `ToolResult` with `is_error=True` and a `ToolFailure`."""
+
+    def definitions(self) -> Sequence[ToolDefinition]: ...
+
+    async def call(self, name: str, args: Mapping[str, Any]) -> ToolResult: ...
+
+
+@runtime_checkable
+class AgentObserver(Protocol):
+    """Receives the loop's typed events. Its failures are logged, never change the outcome."""
+
+    def on_event(self, event: AgentEvent) -> None: ...

@@ -1,0 +1,97 @@
+"""The typed error model (spec 05-errors): every refusal nika makes is a `NikaError`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from nika.codes import CODES
+
+CODE_RE: Final = re.compile(r"^NIKA-[A-Z]{2,9}(-[A-Z][A-Z0-9_]{1,15})?-[0-9]{3}$")
+
+CATEGORIES: Final = frozenset(
+    {
+        "parse_error",
+        "validation_error",
+        "variable_error",
+        "provider_error",
+        "network_error",
+        "tool_error",
+        "process_error",
+        "budget_error",
+        "security_error",
+        "timeout_error",
+        "cancelled",
+        "internal_error",
+    }
+)
+
+
+def namespace_of(code: str) -> str:
+    """`NIKA-BUILTIN-WAIT-001` -> `NIKA-BUILTIN`: the family the conformance suite matches on."""
+    parts = code.split("-")
+    return "-".join(parts[:2])
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A 1-based source position."""
+
+    line: int
+    column: int
+
+
+class NikaError(Exception):
+    """A typed, coded refusal.
+
+    `category` and `transient` default to the registry row of `code` (see `nika.codes`);
+    pass them explicitly only where the spec lets the engine assess (e.g. provider errors).
+    `detail` is prescriptive: it says what is wrong, quotes the offending value and names the fix.
+    Not a frozen dataclass: Python itself writes to exceptions (tracebacks, `add_note`).
+    """
+
+    def __init__(
+        self,
+        code: str,
+        detail: str,
+        *,
+        category: str | None = None,
+        transient: bool | None = None,
+        details: Mapping[str, Any] | None = None,
+        location: Location | None = None,
+    ) -> None:
+        if not CODE_RE.match(code):
+            raise ValueError(f"malformed error code {code!r}")
+        row = CODES.get(code)
+        category = category or (row.category if row else "internal_error")
+        if category not in CATEGORIES:
+            raise ValueError(f"unknown error category {category!r}")
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+        self.category = category
+        self.transient = bool(row.transient if transient is None and row else transient)
+        self.details: Mapping[str, Any] = dict(details or {})
+        self.location = location
+
+    @property
+    def namespace(self) -> str:
+        return namespace_of(self.code)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire shape shared by verdicts, reports and tool results."""
+        out: dict[str, Any] = {
+            "code": self.code,
+            "namespace": self.namespace,
+            "category": self.category,
+            "transient": self.transient,
+            "detail": self.detail,
+        }
+        if self.details:
+            out["details"] = dict(self.details)
+        if self.location is not None:
+            out["line"] = self.location.line
+            out["column"] = self.location.column
+        return out
