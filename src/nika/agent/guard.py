@@ -1,0 +1,232 @@
+"""`StallGuard`: stop no-progress agent loops early, with evidence.
+
+Repetitive action cycles are a dominant agent failure class; a turn budget alone burns the
+whole budget before it stops. The guard signs each turn that made tool calls and watches for
+the tail of the run repeating itself back-to-back.
+
+Signature. A turn's signature is a 64-bit BLAKE2b digest over its tool calls in call order —
+each as (tool name, arguments as canonical JSON: keys sorted at every depth, no insignificant
+whitespace, unicode kept) — AND their observations (result content and error flag). It is stable
+across processes and Python versions (no `hash()`). Same calls with a different result sign
+differently, so legitimate polling never trips the guard; only byte-identical action+outcome
+cycles do. A poll whose result stays byte-identical ("still running") IS a repeat by design:
+identical outcomes are no progress, and the corrective message then suggests backing off.
+
+Cycle scan. For every period p in 1..W/2 the guard keeps the length of the trailing run of
+positions j with sig[j] == sig[j-p], updated incrementally: one integer compare per period per
+turn (W/2 compares, well under the W²/4 bound of a naive rescan). Within the window of the last
+W signatures the period-p block then repeats `1 + min(run, W - p) // p` times back-to-back. The
+best cycle is the one with most repeats, ties to the smaller period.
+
+Ladder. At `nudge_after` repeats (default 3) the loop injects ONE Reflexion-style corrective
+message naming the repeated calls (at most `max_reflections` per run, default 1). A streak of
+turns whose every call errored (`error_streak`, default `nudge_after`) earns the same message
+and draws on the same reflection budget. At `stall_after` repeats (default 5) the loop stops
+with the terminal verdict `NIKA-AGENT-006` — the seed document's "NIKA-467 Stalled{period,
+repeats}" — carrying the evidence. It is never retried: a blind rerun replays the proof.
+
+Reach. A period-p cycle can show at most W // p repeats inside the window, so with the defaults
+(W=16, stall_after=5, nudge_after=3) a stall is reachable for periods 1-3 and a nudge for
+periods up to 5. Widen `guard_window` to reach longer cycles.
+
+Text-only turns end the loop (a final answer) and are never signed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from hashlib import blake2b
+from typing import Any, Literal
+
+from nika.agent.config import AgentConfig
+from nika.agent.seams import ToolCall, ToolResult
+from nika.errors import NikaError
+
+_SUMMARY_CHARS = 160
+
+
+def canonical_json(value: Any) -> str:
+    """Keys sorted at every depth, no insignificant whitespace, unicode kept."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr
+    )
+
+
+def turn_signature(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> int:
+    """The 64-bit signature of one turn's actions and observations."""
+    digest = blake2b(digest_size=8, person=b"nika-turn-sig")
+    for call, result in zip(calls, results, strict=True):
+        for part in (call.name, canonical_json(dict(call.args)), result.content):
+            data = part.encode("utf-8", "surrogatepass")
+            # Length-prefixed framing: no two different turns encode to the same bytes.
+            digest.update(len(data).to_bytes(8, "big"))
+            digest.update(data)
+        digest.update(b"\x01" if result.is_error else b"\x00")
+    return int.from_bytes(digest.digest(), "big")
+
+
+@dataclass(frozen=True, slots=True)
+class Nudge:
+    """Inject `message` as a user turn before the next model call."""
+
+    reason: Literal["cycle", "error_streak"]
+    period: int
+    repeats: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stall:
+    """The loop made no progress: `period`-turn block repeated `repeats` times."""
+
+    period: int
+    repeats: int
+    signatures: tuple[str, ...]
+    calls: tuple[Mapping[str, Any], ...]
+
+    def to_error(self, partial_output: str) -> NikaError:
+        """The terminal verdict `NIKA-AGENT-006` (budget_error, never transient)."""
+        names = ", ".join(sorted({str(c["name"]) for c in self.calls}))
+        return NikaError(
+            "NIKA-AGENT-006",
+            f"the agent stalled: the same {self.period}-turn block of tool calls ({names}) "
+            f"repeated {self.repeats} times with identical results, so the loop was stopped "
+            "before spending more turns; rephrase the prompt so the goal is reachable, give "
+            "the agent a tool that makes progress, or recover the partial output via on_error",
+            transient=False,
+            details={
+                "kind": "Stalled",
+                "period": self.period,
+                "repeats": self.repeats,
+                "signatures": list(self.signatures),
+                "calls": [dict(c) for c in self.calls],
+                "partial_output": partial_output,
+            },
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    signature: int
+    calls: tuple[Mapping[str, Any], ...]
+    all_errors: bool
+
+
+class StallGuard:
+    """Signs tool-call turns and decides when to nudge or stop the loop (see module doc)."""
+
+    def __init__(self, config: AgentConfig) -> None:
+        if config.guard_window < 2:
+            raise ValueError(f"guard_window must be >= 2, got {config.guard_window}")
+        self._window = config.guard_window
+        self._nudge_after = config.nudge_after
+        self._stall_after = config.stall_after
+        self._reflections_left = config.max_reflections
+        self._error_streak_limit = config.error_streak or config.nudge_after
+        self._turns: deque[_Turn] = deque(maxlen=config.guard_window)
+        self._runs = [0] * (config.guard_window // 2 + 1)  # index = period
+        self._error_streak = 0
+        self._cycle_nudged = False
+        self._streak_nudged = False
+        self.compares = 0
+        """Integer compares made by the cycle scan so far (for the benchmark)."""
+
+    def scan(self) -> tuple[int, int]:
+        """The best back-to-back cycle at the tail of the window: (period, repeats).
+
+        Most repeats wins, ties to the smaller period; (0, 0) when no block repeats.
+        """
+        best_period, best_repeats = 0, 0
+        size = len(self._turns)
+        for period in range(1, min(self._window // 2, size // 2) + 1):
+            run = min(self._runs[period], size - period)
+            repeats = 1 + run // period
+            if repeats >= 2 and repeats > best_repeats:
+                best_period, best_repeats = period, repeats
+        return best_period, best_repeats
+
+    def record(
+        self, calls: Sequence[ToolCall], results: Sequence[ToolResult]
+    ) -> Nudge | Stall | None:
+        """Record one tool-call turn; say whether to nudge, stop, or carry on."""
+        signature = turn_signature(calls, results)
+        turns = self._turns
+        # Update every period's trailing run before the new turn shifts the window.
+        for period in range(1, len(self._runs)):
+            if period <= len(turns):
+                self.compares += 1
+                if turns[-period].signature == signature:
+                    self._runs[period] += 1
+                    continue
+            self._runs[period] = 0
+        summary = tuple(_summarize(c) for c in calls)
+        all_errors = bool(results) and all(r.is_error for r in results)
+        turns.append(_Turn(signature, summary, all_errors))
+        self._error_streak = self._error_streak + 1 if all_errors else 0
+        if not all_errors:
+            self._streak_nudged = False
+
+        period, repeats = self.scan()
+        if repeats < self._nudge_after:
+            self._cycle_nudged = False
+        if repeats >= self._stall_after:
+            block = list(turns)[-period:]
+            return Stall(
+                period=period,
+                repeats=repeats,
+                signatures=tuple(f"{t.signature:016x}" for t in block),
+                calls=tuple(c for t in block for c in t.calls),
+            )
+        if repeats >= self._nudge_after and not self._cycle_nudged and self._reflections_left:
+            self._cycle_nudged = True
+            self._reflections_left -= 1
+            block = list(turns)[-period:]
+            return Nudge("cycle", period, repeats, _cycle_message(block, period, repeats))
+        if (
+            self._error_streak >= self._error_streak_limit
+            and not self._streak_nudged
+            and self._reflections_left
+        ):
+            self._streak_nudged = True
+            self._reflections_left -= 1
+            recent = list(turns)[-self._error_streak :]
+            return Nudge("error_streak", 1, self._error_streak, _streak_message(recent))
+        return None
+
+
+def _summarize(call: ToolCall) -> Mapping[str, Any]:
+    return {"name": call.name, "args": dict(call.args)}
+
+
+def _describe(calls: Sequence[Mapping[str, Any]]) -> str:
+    parts = []
+    for call in calls:
+        args = canonical_json(call["args"])
+        if len(args) > _SUMMARY_CHARS:
+            args = args[: _SUMMARY_CHARS - 1] + "…"
+        parts.append(f"{call['name']}({args})")
+    return "; ".join(parts)
+
+
+def _cycle_message(block: Sequence[_Turn], period: int, repeats: int) -> str:
+    calls = _describe([c for t in block for c in t.calls])
+    span = "the same tool call" if period == 1 else f"the same {period}-turn sequence of tool calls"
+    return (
+        f"Progress check: you have made {span} {repeats} times in a row — {calls} — and the "
+        "results did not change. Repeating it again will not make progress. Take a different "
+        "approach (other arguments, another tool, or reason from what you already have), or "
+        "call nika:done with your best answer. If you are waiting for something to finish, "
+        "back off: its result has stayed identical."
+    )
+
+
+def _streak_message(turns: Sequence[_Turn]) -> str:
+    calls = _describe([c for t in turns for c in t.calls])
+    return (
+        f"Progress check: every tool call in your last {len(turns)} turns failed — {calls}. "
+        "Read the error messages, then take a different approach (fix the arguments, use "
+        "another tool), or call nika:done with your best answer."
+    )
