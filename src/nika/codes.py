@@ -30,7 +30,12 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-AUTH-010": CodeInfo("security_error", False, "a net.http entry carrying a * anywhere but as the whole bare-* entry"),
     "NIKA-AUTH-011": CodeInfo("validation_error", False, "a lift: entry whose named law would not have fired on this task"),
     "NIKA-BUILTIN-001": CodeInfo("validation_error", False, "builtin invoke: violates its statically-checkable arg contract"),
+    "NIKA-BUILTIN-COMPOSE-001": CodeInfo("validation_error", False, "nika:compose invoked outside an agent: loop"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-DONE-001": CodeInfo("validation_error", False, "nika:done invoked outside an agent: loop"),
+    "NIKA-BUILTIN-HASH-001": CodeInfo("validation_error", False, "nika:hash unsupported algo, unknown op or a missing per-op arg"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-INSPECT-001": CodeInfo("validation_error", False, "nika:inspect view: outside the canonical enum"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-PROMPT-002": CodeInfo("validation_error", False, "nika:prompt choice default: not among choices:"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-WAIT-003": CodeInfo("validation_error", False, "nika:wait needs exactly one of duration: or until:"),  # stdlib builtins-v0.1
     "NIKA-CANCEL-001": CodeInfo("cancelled", False, "task cancelled"),
     "NIKA-COMP-001": CodeInfo("validation_error", False, "an invoke: workflow: target is not statically resolvable"),
     "NIKA-COMP-002": CodeInfo("security_error", False, "the child workflow's effect boundary exceeds Authority"),
@@ -89,6 +94,8 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-PARSE-028": CodeInfo("validation_error", False, "entropy: none while a structural randomness source is consumed"),
     "NIKA-PORT-001": CodeInfo("validation_error", False, "a gateway artifact"),
     "NIKA-PORT-002": CodeInfo("security_error", False, "authority lowering is permissive_unsafe"),
+    "NIKA-PROVIDER-001": CodeInfo("validation_error", False, "model: names an unknown provider prefix"),  # engine addition
+    "NIKA-PROVIDER-002": CodeInfo("provider_error", False, "a cloud provider's API key is not set"),  # engine addition
     "NIKA-REG-001": CodeInfo("validation_error", False, "the name has no entry in the registry index"),
     "NIKA-REG-002": CodeInfo("security_error", False, "the registry's advisory metadata refuses the resolution"),
     "NIKA-REG-003": CodeInfo("security_error", False, "the artifact's sha256 differs from the registry entry's pin"),
@@ -143,4 +150,5 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-YAML-009": CodeInfo("parse_error", False, "document depth > 64 levels"),
     "NIKA-YAML-010": CodeInfo("parse_error", False, "document size > 1048576 bytes"),
     "NIKA-YAML-011": CodeInfo("parse_error", False, "BOM present, or source bytes not NFC-normalized"),
+    "NIKA-YAML-012": CodeInfo("parse_error", False, "decimal integer scalar longer than 4300 digits"),  # engine addition
 }
