@@ -99,11 +99,15 @@ Message = UserMessage | AssistantMessage | ToolResultMessage
 
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
-    """One model call. `tools` carries exactly the OFFERED definitions of this turn."""
+    """One model call. `tools` carries exactly the OFFERED definitions of this turn.
+
+    `messages` is a read-only Sequence: the loop hands an O(1) view of its append-only
+    transcript (frozen at this request's length) instead of copying the history every turn.
+    """
 
     model: str
     system: str | None
-    messages: tuple[Message, ...]
+    messages: Sequence[Message]
     tools: tuple[ToolDefinition, ...] = ()
     temperature: float | None = None
     max_tokens: int | None = None

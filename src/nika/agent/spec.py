@@ -1,0 +1,75 @@
+"""`AgentSpec`: one `agent:` task as the loop sees it, already resolved by its caller.
+
+The runtime builds it from a checked workflow (templates rendered, the model defaulted, skills
+read into `extra_system`); a library embedder builds it by hand. The loop never reads YAML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nika.errors import NikaError
+
+_INVALID = "NIKA-PARSE-019"
+
+
+def _positive(task_id: str, name: str, value: int | None) -> None:
+    if value is not None and (isinstance(value, bool) or value < 1):
+        raise NikaError(
+            _INVALID,
+            f"agent task {task_id!r}: {name} is {value!r}; it must be a positive integer "
+            f"(omit it to use the default)",
+            details={"task": task_id, "field": name, "value": value},
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentSpec:
+    """The resolved body of an `agent:` task (spec 02-verbs §agent).
+
+    `tools` is the whitelist in source order (gitignore-style globs; empty = no tools).
+    `max_turns` None means `AgentConfig.default_max_turns`; `max_tokens_total` None means
+    `AgentConfig.default_max_tokens_total`. `extra_system` is text the caller resolved for the
+    system context (the `## Skills` section); it is appended after `system`.
+    `schema` validates the final output (the `nika:done` result, else the final text as JSON).
+    """
+
+    prompt: str
+    model: str
+    task_id: str = "agent"
+    system: str | None = None
+    tools: Sequence[str] = ()
+    max_turns: int | None = None
+    max_tokens_total: int | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    schema: Mapping[str, Any] | None = None
+    extra_system: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.tools, str):
+            raise NikaError(
+                _INVALID,
+                f"agent task {self.task_id!r}: tools is the bare string {self.tools!r}; "
+                f"write it as a list: [{self.tools!r}]",
+                details={"task": self.task_id, "field": "tools"},
+            )
+        object.__setattr__(self, "tools", tuple(self.tools))
+        _positive(self.task_id, "max_turns", self.max_turns)
+        _positive(self.task_id, "max_tokens_total", self.max_tokens_total)
+        _positive(self.task_id, "max_tokens", self.max_tokens)
+        if self.temperature is not None and not 0 <= self.temperature <= 2:
+            raise NikaError(
+                _INVALID,
+                f"agent task {self.task_id!r}: temperature is {self.temperature!r}; "
+                "it must lie in 0..2",
+                details={"task": self.task_id, "field": "temperature"},
+            )
+
+    @property
+    def system_text(self) -> str | None:
+        """The system context sent to the model: `system`, then `extra_system`."""
+        parts = [p for p in (self.system, self.extra_system) if p]
+        return "\n\n".join(parts) if parts else None
