@@ -1,0 +1,91 @@
+"""Wire-shaping helpers shared by the adapters: tool-name aliasing, argument decoding, plain JSON.
+
+Our canonical names (`nika:read`, `mcp:fs/read_file`) contain `:` and `/`, which neither
+OpenAI nor Anthropic accept (`^[a-zA-Z0-9_-]{1,64}$`). The alias is a pure function of the
+name, so it stays the same on every turn, including for calls made in earlier turns to tools
+the router no longer offers; each request builds the reverse table from what it sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from nika.agent.seams import AssistantMessage, ModelRequest
+
+_LEGAL: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_ILLEGAL_CHAR: Final = re.compile(r"[^A-Za-z0-9_-]")
+
+MALFORMED_ARGS_KEY: Final = "__nika_malformed_arguments__"
+"""The single key of the args a provider returns when the model's arguments were not a JSON
+object; its value is a prescriptive message for the model (the raw text is quoted, truncated)."""
+
+_RAW_EXCERPT: Final = 200
+_JSON_KINDS: Final[Mapping[type, str]] = {
+    list: "array",
+    str: "string",
+    int: "number",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+}
+
+
+def wire_name(name: str) -> str:
+    """The provider-legal alias of `name`: itself when already legal, else a sanitized prefix
+    plus a short digest of the original (so two names never share an alias)."""
+    if _LEGAL.match(name):
+        return name
+    digest = hashlib.blake2s(name.encode(), digest_size=4).hexdigest()
+    return f"{_ILLEGAL_CHAR.sub('_', name)[:55]}_{digest}"
+
+
+def reverse_table(request: ModelRequest) -> dict[str, str]:
+    """alias -> canonical name, for every tool name the request carried (offered or called)."""
+    names: list[str] = [t.name for t in request.tools]
+    for message in request.messages:
+        if isinstance(message, AssistantMessage):
+            names.extend(call.name for call in message.tool_calls)
+    return {wire_name(n): n for n in names}
+
+
+def decode_args(raw: str | None) -> Mapping[str, Any]:
+    """A tool call's JSON arguments as a mapping; never raises.
+
+    Empty arguments mean `{}`. Anything that is not a JSON object becomes the
+    `MALFORMED_ARGS_KEY` marker so the loop can feed a clear error back to the model.
+    """
+    if raw is None or not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        problem = f"they are not valid JSON ({exc.msg} at position {exc.pos})"
+    else:
+        if isinstance(value, dict):
+            return value
+        kind = _JSON_KINDS.get(type(value), "value")
+        problem = f"they decode to a JSON {kind}, not an object"
+    excerpt = raw if len(raw) <= _RAW_EXCERPT else raw[:_RAW_EXCERPT] + "..."
+    return {
+        MALFORMED_ARGS_KEY: f"the tool call's arguments were rejected: {problem}; "
+        f"resend the call with a single JSON object as arguments. Received: {excerpt!r}"
+    }
+
+
+def plain(value: Any) -> Any:
+    """A deep copy of `value` with Mappings as dicts and tuples as lists (SDK-serializable)."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def strip_prefix(model: str, provider: str) -> str:
+    """The provider-side model id: `request.model` carries the workflow's `<provider>/<name>`."""
+    prefix = f"{provider}/"
+    return model[len(prefix) :] if model.startswith(prefix) else model
