@@ -1,0 +1,36 @@
+"""Parsed islands of one string, memoized across rungs.
+
+The DAG and variables rungs (and the graph derivation) read the same strings; a
+workflow of 10,000 tasks has about as many distinct binding strings, beyond the
+expression parser's own cache. Parsing each text once keeps a check linear.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from nika.errors import NikaError
+from nika.syntax.expr import Expr, Reference, parse, references
+from nika.syntax.template import find_islands
+
+
+@lru_cache(maxsize=1 << 16)
+def parsed(text: str) -> tuple[Expr, ...] | NikaError:
+    """The trees of every live island of `text`, in order, or the first refusal
+    (`NIKA-VAR-008` unclosed, `NIKA-VAR-005` outside the grammar), unlocated."""
+    try:
+        return tuple(parse(island.source) for island in find_islands(text))
+    except NikaError as err:
+        return err
+
+
+def exprs(text: str) -> tuple[Expr, ...]:
+    """The trees of `text`'s islands; none when any island is malformed (reported elsewhere)."""
+    result = parsed(text)
+    return () if isinstance(result, NikaError) else result
+
+
+@lru_cache(maxsize=1 << 16)
+def reads(text: str) -> tuple[Reference, ...]:
+    """Every static reference across `text`'s islands, in order (none when malformed)."""
+    return tuple(ref for expr in exprs(text) for ref in references(expr))

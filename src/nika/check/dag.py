@@ -1,0 +1,297 @@
+"""The DAG-topology rung (spec 03): edge targets, predicates, groups, cycles, recovery
+deadlocks, static liveness, status vocabulary — and the plan's topological waves.
+
+Each finding is located at the declaration that created the offending edge.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Iterator, Mapping
+
+from nika.check._gate import always_false
+from nika.check._islands import exprs
+from nika.check._liveness import Death, Shape, WhenGate, dead_tasks
+from nika.check.context import CheckContext, Finding, Section
+from nika.check.graph import (
+    PREDICATES,
+    STATUSES,
+    UNWIND,
+    Edge,
+    EdgeKind,
+    Graph,
+    Status,
+    cleanup_units,
+    derive,
+    group_members,
+    reads,
+)
+from nika.errors import NikaError
+from nika.syntax.expr import Expr, Ident, Member, StatusComparison, status_comparisons
+from nika.syntax.model import KeyPath, Task, TaskId, Workflow
+from nika.syntax.template import is_whole_island, walk_strings
+
+_KIND_WORDS: Mapping[EdgeKind, str] = {
+    EdgeKind.VALUE: "value edge (`with:` reads the value)",
+    EdgeKind.TERMINAL_OBSERVATION: "terminal-observation edge",
+    EdgeKind.FAILURE_OBSERVATION: "failure-observation edge (`with:` reads `.error`)",
+    EdgeKind.FAN_IN: "fan-in edge",
+}
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    """Judge the graphs of `ctx.workflow`; always contributes the `plan` section."""
+    graph = derive(ctx.workflow)
+    aliases = {t.id: _status_aliases(t) for t in ctx.workflow.tasks.values()}
+    yield from _predicates(ctx)
+    yield from _dangling(ctx, graph)
+    yield from _groups(ctx)
+    yield from _cycles(ctx, graph)
+    yield from _recovery(ctx, graph)
+    yield from _liveness(ctx, graph, aliases)
+    yield from _vocabulary(ctx, aliases)
+    yield Section("plan", {"waves": [list(wave) for wave in graph.topological_waves()]})
+
+
+def _suggest(name: str, candidates: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, sorted(candidates), n=1)
+    return f" — did you mean `{close[0]}`?" if close else ""
+
+
+def _predicates(ctx: CheckContext) -> Iterator[NikaError]:
+    allowed = ", ".join(PREDICATES)
+    for task in ctx.workflow.tasks.values():
+        for producer, predicate in task.after.items():
+            if predicate in PREDICATES or predicate == UNWIND:
+                continue
+            yield ctx.error(
+                "NIKA-DAG-005",
+                f"task `{task.id}` waits on `after: {{ {producer}: {predicate} }}`, but "
+                f"`{predicate}` is not a predicate{_suggest(predicate, (*PREDICATES, UNWIND))}; "
+                f"write one of {allowed} (or `unwind` to attach a cleanup task)",
+                (*task.path, "after", producer),
+                task=task.id,
+                predicate=predicate,
+            )
+
+
+def _dangling(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
+    declared = list(ctx.workflow.tasks)
+    for edge in graph.dangling:
+        where = {
+            EdgeKind.CONTROL: "`after:`",
+            EdgeKind.FINALLY: "`after:`",
+            EdgeKind.RECOVERY: "`on_error.recover:`",
+        }.get(edge.kind, f"`with: {{ {edge.binding}: … }}`")
+        yield ctx.error(
+            "NIKA-DAG-002",
+            f"task `{edge.target}` names `{edge.source}` in {where}, but no task "
+            f"`{edge.source}` is declared{_suggest(edge.source, declared)}; declare it under "
+            "`tasks:` or point at an existing task",
+            edge.site,
+            task=edge.target,
+            reference=edge.source,
+        )
+
+
+def _groups(ctx: CheckContext) -> Iterator[NikaError]:
+    workflow = ctx.workflow
+    groups = group_members(workflow)
+    for task in workflow.tasks.values():
+        for binding, value in task.with_.items():
+            for read in reads(value, (*task.path, "with", binding)):
+                if read.root != "group" or (read.name is not None and read.name in groups):
+                    continue
+                known = ", ".join(f"`{g}`" for g in sorted(groups)) or "none"
+                if read.name is None:
+                    what = "`${{ group }}`, which names no group"
+                else:
+                    what = (
+                        f"`${{{{ group.{read.name} }}}}`, but no task declares "
+                        f"`group: {read.name}`{_suggest(read.name, groups)}"
+                    )
+                yield ctx.error(
+                    "NIKA-DAG-008",
+                    f"task `{task.id}` folds {what} in `with: {{ {binding}: … }}` (declared "
+                    f"groups: {known}); add `group: <name>` to each member task, then fold "
+                    "`${{ group.<name> }}`",
+                    read.site,
+                    task=task.id,
+                )
+    units = frozenset(cleanup_units(workflow))
+    for task in workflow.tasks.values():
+        if task.id in units and task.group is not None:
+            yield ctx.error(
+                "NIKA-DAG-009",
+                f"cleanup task `{task.id}` (attached by `unwind`) declares `group: {task.group}`; "
+                "a cleanup unit never schedules, so it cannot be folded — remove `group:` or "
+                "make it an ordinary task (`after: {…: terminal}`)",
+                (*task.path, "group"),
+                task=task.id,
+            )
+
+
+def _edge_between(graph: Graph, source: TaskId, target: TaskId) -> Edge:
+    return next(e for e in graph.incoming(target) if e.source == source)
+
+
+def _cycles(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
+    for cycle in graph.cycles():
+        shown = " → ".join(cycle)
+        hops = [_edge_between(graph, a, b) for a, b in zip(cycle, cycle[1:], strict=False)]
+        declared = "; ".join(
+            f"`{e.target}` {'after' if e.kind is EdgeKind.CONTROL else 'reads'} `{e.source}`"
+            for e in hops
+        )
+        if len(cycle) == 2:
+            fix = f"task `{cycle[0]}` depends on itself; remove that `with:`/`after:` entry"
+        else:
+            fix = "remove or redirect one of those `with:`/`after:` entries"
+        yield ctx.error(
+            "NIKA-DAG-001",
+            f"the tasks form a cycle {shown} ({declared}), so none of them can ever start; {fix}",
+            hops[0].site,
+            cycle=list(cycle),
+        )
+
+
+def _recovery(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
+    downstream: dict[TaskId, frozenset[TaskId]] = {}
+    for edge in graph.of_kind(EdgeKind.RECOVERY):
+        declaring = edge.target
+        if declaring not in downstream:
+            downstream[declaring] = graph.descendants(declaring)
+        if edge.source != declaring and edge.source not in downstream[declaring]:
+            continue
+        why = (
+            "itself"
+            if edge.source == declaring
+            else f"`{edge.source}`, which runs only after `{declaring}` settles"
+        )
+        yield ctx.error(
+            "NIKA-DAG-004",
+            f"task `{declaring}` recovers from {why}: the recovery would wait forever; "
+            "recover from a task that does not depend on it, or a literal value",
+            edge.site,
+            task=declaring,
+            source=edge.source,
+        )
+
+
+def _status_aliases(task: Task) -> dict[str, TaskId]:
+    """`with:` bindings that are exactly `${{ tasks.P.status }}`, by binding name."""
+    aliases: dict[str, TaskId] = {}
+    for binding, value in task.with_.items():
+        expr = _whole_expr(value)
+        if (
+            isinstance(expr, Member)
+            and expr.name == "status"
+            and isinstance(expr.target, Member)
+            and isinstance(expr.target.target, Ident)
+            and expr.target.target.name == "tasks"
+        ):
+            aliases[binding] = TaskId(expr.target.name)
+    return aliases
+
+
+def _whole_expr(value: object) -> Expr | None:
+    if not isinstance(value, str):
+        return None
+    trees = exprs(value)
+    return trees[0] if len(trees) == 1 and is_whole_island(value) else None
+
+
+def _gate(expr: Expr, aliases: Mapping[str, TaskId]) -> WhenGate:
+    return lambda admitted: always_false(expr, aliases, admitted)
+
+
+def _liveness(
+    ctx: CheckContext, graph: Graph, aliases: Mapping[TaskId, Mapping[str, TaskId]]
+) -> Iterator[NikaError]:
+    shapes: dict[TaskId, Shape] = {}
+    gates: dict[TaskId, WhenGate] = {}
+    for task in ctx.workflow.tasks.values():
+        skip_route = (
+            isinstance(task.when, str)
+            or task.for_each is not None
+            or (task.on_error is not None and task.on_error.action == "skip")
+        )
+        shapes[task.id] = Shape(when_false=task.when is False, may_skip=skip_route)
+        expr = _whole_expr(task.when)
+        if expr is not None:
+            gates[task.id] = _gate(expr, aliases[task.id])
+    for death in dead_tasks(graph, shapes, gates):
+        yield _death(ctx, ctx.workflow, death)
+
+
+def _states(states: Iterable[Status]) -> str:
+    return "{" + ", ".join(s for s in STATUSES if s in set(states)) + "}"
+
+
+def _death(ctx: CheckContext, workflow: Workflow, death: Death) -> NikaError:
+    task = workflow.tasks[death.task]
+    edge = death.edge
+    if edge is None:
+        return ctx.error(
+            "NIKA-DAG-006",
+            f"task `{task.id}` can never run: its `when:` is false for every outcome its "
+            "observed producers can reach; fix the condition or the producers' `after:`",
+            (*task.path, "when"),
+            task=task.id,
+        )
+    if edge.kind is EdgeKind.CONTROL:
+        spelled = f"`after: {{ {edge.source}: {edge.predicate} }}`"
+    else:
+        spelled = f"the {_KIND_WORDS.get(edge.kind, 'edge')} from `{edge.source}`"
+    if death.states == frozenset({"cancelled"}):
+        why = f"`{edge.source}` is itself never admitted (always cancelled)"
+    else:
+        why = f"`{edge.source}` can only settle {_states(death.states)}"
+    return ctx.error(
+        "NIKA-DAG-006",
+        f"task `{task.id}` is cancelled on every run: {spelled} admits only "
+        f"{_states(edge.pass_set)}, but {why}; pick a predicate the producer can reach "
+        "(e.g. `terminal`), or give the producer that route",
+        edge.site,
+        task=task.id,
+        producer=edge.source,
+    )
+
+
+def _vocabulary(
+    ctx: CheckContext, aliases: Mapping[TaskId, Mapping[str, TaskId]]
+) -> Iterator[NikaError]:
+    workflow = ctx.workflow
+    for task in workflow.tasks.values():
+        surfaces: list[tuple[KeyPath, object]] = [((*task.path, "with"), task.with_)]
+        if task.when is not None:
+            surfaces.append(((*task.path, "when"), task.when))
+        for site, value in surfaces:
+            yield from _bad_literals(ctx, value, site, aliases[task.id])
+    for name, output in workflow.outputs.items():
+        yield from _bad_literals(ctx, output.value, output.path or ("outputs", name), {})
+
+
+def _bad_literals(
+    ctx: CheckContext, value: object, site: KeyPath, aliases: Mapping[str, TaskId]
+) -> Iterator[NikaError]:
+    for at, text in walk_strings(value, site):
+        for expr in exprs(text):
+            for cmp in status_comparisons(expr, aliases):
+                if cmp.literal is None or cmp.literal in STATUSES:
+                    continue
+                yield _out_of_vocabulary(ctx, cmp, at)
+
+
+def _out_of_vocabulary(ctx: CheckContext, cmp: StatusComparison, at: KeyPath) -> NikaError:
+    verdict = "never holds" if cmp.op in ("==", "in") else "always holds"
+    literal = repr(cmp.literal)
+    return ctx.error(
+        "NIKA-DAG-007",
+        f"the status of `{cmp.task}` is compared with {literal} (`{cmp.op}`), which no task "
+        f"status can equal, so the test {verdict}"
+        f"{_suggest(str(cmp.literal), STATUSES)}; compare with one of {', '.join(STATUSES)}",
+        at,
+        task=cmp.task,
+        literal=cmp.literal,
+    )
