@@ -7,31 +7,37 @@ Scoring is the classic Okapi form with a never-negative idf:
 
     idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
     w(t, d)     = idf(t) * tf(t, d) * (k1 + 1) / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl))
-    score(q, d) = sum of w(t, d) over the DISTINCT terms t of q
+    score(q, d) = sum of w(t, d) over the DISTINCT terms t of q    (times q's weight for t,
+                                                                   when q is weighted)
 
-`w` is precomputed at build time into term-major postings (CSR arrays), so a query is one
-gather of the postings of its distinct in-vocabulary terms and one `bincount`. Repeating a term
-in the query does not raise its weight: a 2,000-token tool observation would otherwise drown
-the task prompt.
+`w` is precomputed at build time into term-major postings (one view per term); a term found in
+a quarter or more of the documents (of 64 or more) also gets a dense row of its weights. A
+query concatenates the postings of its distinct sparse terms into one `bincount`, then adds the
+dense rows of its common terms: one pass per distinct query weight. Repeating a term in the
+query does not raise its weight; a query may instead weigh its terms (`Query`), which the router
+uses to keep long tool observations from drowning the task prompt.
 
 Bit-reproducible: documents are numbered in name order and terms in lexical order; every
-document's score is summed sequentially in ascending term order (`bincount` adds in input
+document's score is summed in one fixed order (weight groups heaviest first; within a group
+sparse terms in ascending order, as `bincount` adds in input order, then dense rows in ascending
 order); idf uses `math.log` (numpy's vectorised log may differ by an ulp across CPUs); only
 IEEE-exact element-wise arithmetic is vectorised; ties rank by name. The result depends only on
-the set of (name, tokens) pairs and the query's set of terms, never on input order.
+the set of (name, tokens) pairs and on the query's terms and weights, never on input or hash
+order.
 
-Why our own and not the `bm25s` package: measured in `bench/router_bench.py` in the same run,
-this index ranks a turn faster than `bm25s` at every universe size (24 to 10,000 tools):
-`bm25s` pays one `np.add.at` call per query term, this pays one `bincount` per query. It also
-breaks ties by name (`bm25s` selects with `argpartition`, ties in arbitrary order), scores in
-float64 and needs only numpy.
+Why our own and not the `bm25s` package: measured in `bench/router_bench.py`, interleaved in
+the same run, this index ranks a turn in 0.35-0.9x the time of `bm25s` at every size from 24 to
+10,000 tools: `bm25s` pays one `np.add.at` call per query term, this one `bincount` plus a few
+row additions per query weight. It also breaks ties by name (`bm25s` selects with
+`argpartition`, ties in arbitrary order), scores in float64, takes weighted queries and needs
+only numpy.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Final
@@ -135,6 +141,11 @@ class ScoredDoc:
     score: float
 
 
+Query = Iterable[str] | Mapping[str, float]
+"""Query terms (each distinct term counts once), or distinct terms with positive weights."""
+
+_DENSE_MIN_DOCS: Final = 64
+
 _Floats = npt.NDArray[np.float64]
 _Ints = npt.NDArray[np.int64]
 
@@ -142,7 +153,7 @@ _Ints = npt.NDArray[np.int64]
 class BM25Index:
     """An immutable BM25 index; build it with `BM25Index.build`."""
 
-    __slots__ = ("_names", "_vocabulary", "_bounds", "_docs", "_weights", "k1", "b")
+    __slots__ = ("_names", "_vocabulary", "_docs", "_weights", "_rows", "k1", "b")
 
     def __init__(
         self,
@@ -157,9 +168,20 @@ class BM25Index:
     ) -> None:
         self._names = names
         self._vocabulary = vocabulary
-        self._bounds: list[int] = indptr.tolist()  # plain ints: cheap to slice with
-        self._docs = docs
-        self._weights = weights
+        # One view per term, made once: a query then slices nothing.
+        bounds = indptr.tolist()
+        spans = [slice(a, z) for a, z in zip(bounds, bounds[1:], strict=False)]
+        self._docs: list[_Ints] = [docs[s] for s in spans]
+        self._weights: list[_Floats] = [weights[s] for s in spans]
+        # A term in at least a quarter of the documents (of 64 or more) also gets a dense row:
+        # adding one row is cheaper than gathering and scattering that many postings.
+        n_docs = len(names)
+        self._rows: dict[int, _Floats] = {}
+        for term, (a, z) in enumerate(zip(bounds, bounds[1:], strict=False)):
+            if n_docs >= _DENSE_MIN_DOCS and 4 * (z - a) >= n_docs:
+                row = np.zeros(n_docs, dtype=np.float64)
+                row[docs[a:z]] = weights[a:z]
+                self._rows[term] = row
         self.k1 = k1
         self.b = b
 
@@ -213,20 +235,15 @@ class BM25Index:
         """Document names, sorted."""
         return self._names
 
-    def overlaps(self, query_tokens: Iterable[str]) -> bool:
-        """Whether any query token is a term of some document."""
-        vocabulary = self._vocabulary
-        return any(t in vocabulary for t in query_tokens)
-
-    def scores(self, query_tokens: Iterable[str]) -> dict[str, float]:
+    def scores(self, query: Query) -> dict[str, float]:
         """BM25 score of every document sharing at least one term with the query, by name."""
-        dense = self._dense(query_tokens)
+        dense = self._dense(query)
         return {self._names[d]: float(dense[d]) for d in np.flatnonzero(dense).tolist()}
 
-    def top_k(self, query_tokens: Iterable[str], k: int) -> tuple[ScoredDoc, ...]:
+    def top_k(self, query: Query, k: int) -> tuple[ScoredDoc, ...]:
         """The `k` best-scoring documents, best first, ties by name; only documents that share
         a term with the query (empty when none does)."""
-        dense = self._dense(query_tokens)
+        dense = self._dense(query)
         n = dense.size
         if k <= 0 or n == 0:
             return ()
@@ -240,18 +257,41 @@ class BM25Index:
         ranked = hits[np.lexsort((hits, -dense[hits]))][:k]
         return tuple(ScoredDoc(self._names[d], float(dense[d])) for d in ranked.tolist())
 
-    def _dense(self, query_tokens: Iterable[str]) -> _Floats:
+    def _dense(self, query: Query) -> _Floats:
         """Scores of all documents (0.0 where no term is shared)."""
         get = self._vocabulary.get
-        ids = sorted({i for i in map(get, set(query_tokens)) if i is not None})
-        n_docs = len(self._names)
-        if not ids:
-            return np.zeros(n_docs, dtype=np.float64)
-        bounds = self._bounds
-        spans = [slice(bounds[i], bounds[i + 1]) for i in ids]
-        # Postings of the query's terms, term by term: ascending term is the summation order
-        # (`bincount` adds in input order), so every score is summed the same way every time.
-        docs = np.concatenate([self._docs[s] for s in spans])
-        weights = np.concatenate([self._weights[s] for s in spans])
-        # With weights, bincount already yields float64: the cast is a typed no-op, not a copy.
-        return np.bincount(docs, weights=weights, minlength=n_docs).astype(np.float64, copy=False)
+        weighted = query if isinstance(query, Mapping) else dict.fromkeys(query, 1.0)
+        groups: dict[float, list[int]] = {}
+        for term, weight in weighted.items():
+            if (i := get(term)) is not None:
+                groups.setdefault(weight, []).append(i)
+        if not groups:
+            return np.zeros(len(self._names), dtype=np.float64)
+        # Heaviest group first, each in ascending term order: a fixed summation order whatever
+        # the query's iteration order (`bincount` adds in input order).
+        heaviest, *rest = sorted(groups, reverse=True)
+        scores = self._sum_postings(sorted(groups[heaviest]), heaviest)
+        for weight in rest:
+            scores += self._sum_postings(sorted(groups[weight]), weight)
+        return scores
+
+    def _sum_postings(self, term_ids: list[int], weight: float) -> _Floats:
+        """Per document, `weight` times the sum of its postings over `term_ids`: sparse terms
+        first, then dense rows, each in ascending term order."""
+        rows = self._rows
+        sparse = [i for i in term_ids if i not in rows]
+        scores: _Floats
+        if sparse:
+            docs = np.concatenate([self._docs[i] for i in sparse])
+            weights = np.concatenate([self._weights[i] for i in sparse])
+            # With weights, bincount already yields float64: the cast is a typed no-op.
+            summed = np.bincount(docs, weights=weights, minlength=len(self._names))
+            scores = summed.astype(np.float64, copy=False)
+        else:
+            scores = np.zeros(len(self._names), dtype=np.float64)
+        for i in term_ids:
+            if i in rows:
+                scores += rows[i]
+        if weight != 1.0:
+            scores *= weight
+        return scores

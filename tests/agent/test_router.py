@@ -1,0 +1,216 @@
+"""ToolRouter: passthrough, ranked, fail-open; stable order; pinned and recent; by_source."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nika.agent.config import AgentConfig
+from nika.agent.router import (
+    OBSERVATION_WEIGHT,
+    RouteContext,
+    ToolRouter,
+    context_query,
+    document_text,
+)
+from nika.agent.seams import ToolDefinition, ToolName, ToolSource
+
+# Distinct subjects, so every definition is findable by exactly one word.
+SUBJECTS = (
+    "invoice", "glacier", "meteor", "saffron", "turbine", "lantern", "quartz", "harbor",
+    "orchid", "falcon", "pylon", "ember", "walrus", "cobalt", "tundra", "violin", "marble",
+    "nectar", "canyon", "bishop", "zephyr", "ledger", "mosaic", "prism", "sonnet", "thimble",
+    "vortex", "willow", "yonder", "zenith",
+)  # fmt: skip
+
+
+def _definition(i: int, source: ToolSource = "mcp") -> ToolDefinition:
+    subject = SUBJECTS[i]
+    return ToolDefinition(
+        ToolName(f"mcp:srv/handle_{subject}"),
+        f"Handles {subject} records.",
+        {"type": "object", "properties": {"limit": {"type": "integer"}}},
+        source,
+    )
+
+
+DONE = ToolDefinition(ToolName("nika:done"), "Finish.", {"type": "object"}, "builtin")
+COMPOSE = ToolDefinition(ToolName("nika:compose"), "Draft a workflow.", {}, "builtin")
+
+
+def _universe(n: int, *, done: bool = False) -> list[ToolDefinition]:
+    """`n` definitions: nika:done first if `done`, then mcp tools, one `other` at the end."""
+    head = [DONE] if done else []
+    mcp = [_definition(i) for i in range(n - 1 - len(head))]
+    return [*head, *mcp, _definition(n - 1 - len(head), "other")]
+
+
+def _ctx(
+    prompt: str = "",
+    assistant: str = "",
+    observations: Sequence[str] = (),
+    recent: Sequence[str] = (),
+) -> RouteContext:
+    return RouteContext(prompt, assistant, tuple(observations), frozenset(recent))
+
+
+def _names(defs: Sequence[ToolDefinition]) -> list[str]:
+    return [d.name for d in defs]
+
+
+def _is_subsequence(part: Sequence[str], whole: Sequence[str]) -> bool:
+    it = iter(whole)
+    return all(name in it for name in part)
+
+
+def test_below_the_threshold_everything_passes_through_in_order() -> None:
+    universe = _universe(23, done=True)
+    router = ToolRouter(universe, AgentConfig())
+    for ctx in (_ctx("handle the invoice"), _ctx(), _ctx("zzz unrelated")):
+        decision = router.select(ctx)
+        assert decision.mode == "passthrough"
+        assert decision.offered == tuple(universe)
+        assert decision.universe == 23
+        assert decision.by_source == {"builtin": 1, "mcp": 21, "other": 1}
+
+
+def test_at_the_threshold_the_offer_is_ranked_and_narrowed() -> None:
+    universe = _universe(24, done=True)
+    router = ToolRouter(universe, AgentConfig(), pinned=["nika:done"])
+    decision = router.select(_ctx("please handle the walrus and the cobalt"))
+    assert decision.mode == "ranked"
+    offered = _names(decision.offered)
+    assert "mcp:srv/handle_walrus" in offered
+    assert "mcp:srv/handle_cobalt" in offered
+    assert "nika:done" in offered
+    assert len(offered) <= 12 + 1
+    assert decision.universe == 24
+
+
+def test_ranked_offer_keeps_universe_order_not_rank_order() -> None:
+    universe = _universe(30)
+    router = ToolRouter(universe, AgentConfig(top_k=3))
+    # cobalt is named twice, so it outranks invoice; the offer still lists invoice first.
+    decision = router.select(_ctx("cobalt cobalt", "also the invoice", ["walrus"]))
+    assert _names(decision.offered) == [
+        "mcp:srv/handle_invoice",
+        "mcp:srv/handle_walrus",
+        "mcp:srv/handle_cobalt",
+    ]
+    assert _is_subsequence(_names(decision.offered), _names(universe))
+
+
+def test_top_k_bounds_the_ranked_part() -> None:
+    universe = _universe(30)
+    router = ToolRouter(universe, AgentConfig(top_k=2))
+    decision = router.select(_ctx("handles records"))  # every tool matches equally
+    # Ties break by name: the two alphabetically first of the tied tools.
+    tied = sorted(n for n in _names(universe) if n.startswith("mcp:"))
+    assert _names(decision.offered) == [n for n in _names(universe) if n in tied[:2]]
+
+
+def test_pinned_intrinsics_are_always_offered() -> None:
+    universe = [*_universe(30, done=True), COMPOSE]
+    router = ToolRouter(universe, AgentConfig(top_k=1), pinned=["nika:done", "nika:compose"])
+    offered = _names(router.select(_ctx("the ember")).offered)
+    assert offered == ["nika:done", "mcp:srv/handle_ember", "nika:compose"]
+
+
+def test_pinned_names_outside_the_universe_are_ignored() -> None:
+    router = ToolRouter(_universe(30), AgentConfig(top_k=1), pinned=["nika:compose", "nika:done"])
+    assert _names(router.select(_ctx("ember")).offered) == ["mcp:srv/handle_ember"]
+
+
+def test_nika_done_is_pinned_even_when_the_caller_forgets() -> None:
+    router = ToolRouter(_universe(30, done=True), AgentConfig(top_k=1))
+    assert _names(router.select(_ctx("ember")).offered) == ["nika:done", "mcp:srv/handle_ember"]
+
+
+def test_recently_used_tools_stay_offered() -> None:
+    router = ToolRouter(_universe(30), AgentConfig(top_k=1))
+    decision = router.select(_ctx("ember", recent=["mcp:srv/handle_zephyr", "mcp:gone/tool"]))
+    assert _names(decision.offered) == ["mcp:srv/handle_ember", "mcp:srv/handle_zephyr"]
+
+
+def test_zero_overlap_fails_open_with_the_full_universe() -> None:
+    universe = _universe(30, done=True)
+    router = ToolRouter(universe, AgentConfig(), pinned=["nika:done"])
+    for ctx in (_ctx("xylophone quibble"), _ctx(), _ctx("the and of 123 4.5")):
+        decision = router.select(ctx)
+        assert decision.mode == "fail_open"
+        assert decision.offered == tuple(universe)
+        assert decision.by_source == {"builtin": 1, "mcp": 28, "other": 1}
+
+
+def test_observations_and_assistant_text_feed_the_ranking() -> None:
+    router = ToolRouter(_universe(30), AgentConfig(top_k=12))
+    from_obs = router.select(_ctx("xylophone", observations=["error: see the quartz log"]))
+    assert "mcp:srv/handle_quartz" in _names(from_obs.offered)
+    from_text = router.select(_ctx("xylophone", assistant="Next I will use the prism tool."))
+    assert "mcp:srv/handle_prism" in _names(from_text.offered)
+
+
+def test_parameter_text_is_indexed() -> None:
+    special = ToolDefinition(
+        ToolName("mcp:srv/lookup"),
+        "Looks things up.",
+        {
+            "type": "object",
+            "properties": {"postcode": {"type": "string", "description": "A Norwegian fjord."}},
+        },
+        "mcp",
+    )
+    router = ToolRouter([*_universe(30), special], AgentConfig(top_k=1))
+    assert _names(router.select(_ctx("which fjord?")).offered) == ["mcp:srv/lookup"]
+    assert _names(router.select(_ctx("a postcode")).offered) == ["mcp:srv/lookup"]
+
+
+def test_by_source_counts_offered_definitions_with_all_keys() -> None:
+    router = ToolRouter(_universe(30), AgentConfig(top_k=1))
+    decision = router.select(_ctx("ember"))
+    assert decision.by_source == {"builtin": 0, "mcp": 1, "other": 0}
+    other = router.select(_ctx(SUBJECTS[29]))  # the last definition has source "other"
+    assert other.by_source == {"builtin": 0, "mcp": 0, "other": 1}
+
+
+def test_custom_threshold() -> None:
+    router = ToolRouter(_universe(5), AgentConfig(route_threshold=5, top_k=1))
+    assert router.select(_ctx("ember")).mode == "fail_open"  # ember is not in a 5-tool universe
+    assert _names(router.select(_ctx("invoice")).offered) == ["mcp:srv/handle_invoice"]
+
+
+def test_same_context_same_decision() -> None:
+    router = ToolRouter(_universe(30), AgentConfig())
+    ctx = _ctx("handle records for the ember and quartz", "ok", ["limit reached"])
+    assert router.select(ctx) == router.select(ctx)
+    assert router.select(ctx) == ToolRouter(_universe(30), AgentConfig()).select(ctx)
+
+
+def test_document_text_covers_name_description_and_parameters() -> None:
+    d = ToolDefinition(
+        ToolName("mcp:git/createBranch"),
+        "Create a branch.",
+        {"properties": {"z_name": {"description": "Branch name."}, "a_ref": {"type": "string"}}},
+    )
+    assert document_text(d) == (
+        "mcp:git/createBranch\nmcp:git/createBranch\nCreate a branch.\na_ref\nz_name\nBranch name."
+    )
+    assert document_text(ToolDefinition(ToolName("nika:x"), "X.", {"properties": 3})) == (
+        "nika:x\nnika:x\nX."
+    )
+
+
+def test_context_query_weighs_observation_only_terms_down() -> None:
+    ctx = _ctx("open IssueTracker", "then push", ["ok: merged, push", "failed: rebase"])
+    w = OBSERVATION_WEIGHT
+    assert context_query(ctx) == {
+        "open": 1.0, "issue": 1.0, "tracker": 1.0, "push": 1.0,
+        "ok": w, "merged": w, "failed": w, "rebase": w,
+    }  # fmt: skip
+
+
+def test_a_long_observation_does_not_drown_the_prompt() -> None:
+    router = ToolRouter(_universe(30), AgentConfig(top_k=1))
+    # Unweighted, quartz and ember would tie with invoice and win on name order (ember first).
+    noise = " ".join(["records", "handles"] * 200 + ["quartz", "ember"])
+    decision = router.select(_ctx("invoice", observations=[noise]))
+    assert _names(decision.offered) == ["mcp:srv/handle_invoice"]

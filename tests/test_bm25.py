@@ -1,0 +1,228 @@
+"""BM25 index and tokenizer: hand-computed scores, tie order, determinism, invariants."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from nika.bm25 import BM25Index, ScoredDoc, terms, tokenize
+
+# --- hand-computed scores -------------------------------------------------------------------
+#
+# Corpus (k1 = 1.5, b = 0.75):  alpha = [cat, dog]  beta = [dog, dog, fish]  gamma = [bird]
+# N = 3, avgdl = (2 + 3 + 1) / 3 = 2.
+#
+# idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))
+#   idf(dog)  : df 2 -> ln(1 + 1.5 / 2.5) = ln(1.6)
+#   idf(cat), idf(fish), idf(bird): df 1 -> ln(1 + 2.5 / 1.5) = ln(8/3)
+#
+# w(t, d) = idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))
+#   length norm K(d) = 1.5 * (0.25 + 0.75 * |d| / 2)
+#     K(alpha) = 1.5 * 1.0 = 1.5, K(beta) = 1.5 * 1.375 = 2.0625, K(gamma) = 1.5 * 0.625 = 0.9375
+#   w(dog, alpha)  = ln(1.6) * 1 * 2.5 / (1 + 1.5)      = ln(1.6)
+#   w(dog, beta)   = ln(1.6) * 2 * 2.5 / (2 + 2.0625)   = ln(1.6) * 16/13
+#   w(cat, alpha)  = ln(8/3) * 2.5 / 2.5                 = ln(8/3)
+#   w(fish, beta)  = ln(8/3) * 2.5 / (1 + 2.0625)        = ln(8/3) * 40/49
+#   w(bird, gamma) = ln(8/3) * 2.5 / (1 + 0.9375)        = ln(8/3) * 40/31
+
+CORPUS = [("alpha", ["cat", "dog"]), ("beta", ["dog", "dog", "fish"]), ("gamma", ["bird"])]
+LN16 = math.log(1.6)
+LN83 = math.log(8 / 3)
+
+
+@pytest.fixture
+def index() -> BM25Index:
+    return BM25Index.build(CORPUS, k1=1.5, b=0.75)
+
+
+def test_single_term_scores_match_the_arithmetic(index: BM25Index) -> None:
+    scores = index.scores(["dog"])
+    assert scores == {"alpha": pytest.approx(LN16), "beta": pytest.approx(LN16 * 16 / 13)}
+
+
+def test_multi_term_scores_sum_per_distinct_term(index: BM25Index) -> None:
+    scores = index.scores(["cat", "dog", "fish", "bird"])
+    assert scores == {
+        "alpha": pytest.approx(LN83 + LN16),
+        "beta": pytest.approx(LN16 * 16 / 13 + LN83 * 40 / 49),
+        "gamma": pytest.approx(LN83 * 40 / 31),
+    }
+
+
+def test_repeating_a_query_term_does_not_raise_its_weight(index: BM25Index) -> None:
+    assert index.scores(["dog"] * 50 + ["cat"]) == index.scores(["cat", "dog"])
+
+
+def test_weighted_query_scales_each_term(index: BM25Index) -> None:
+    scores = index.scores({"dog": 0.5, "cat": 1.0, "zebra": 3.0})
+    assert scores == {
+        "alpha": pytest.approx(0.5 * LN16 + LN83),
+        "beta": pytest.approx(0.5 * LN16 * 16 / 13),
+    }
+    assert index.scores({"dog": 1.0, "cat": 1.0}) == index.scores(["dog", "cat"])
+
+
+def test_top_k_ranks_best_first_and_skips_non_matching(index: BM25Index) -> None:
+    ranked = index.top_k(["dog", "bird"], 5)
+    # gamma: ln(8/3)*40/31 = 1.2656 > beta: ln(1.6)*16/13 = 0.5785 > alpha: ln(1.6) = 0.4700
+    assert [d.name for d in ranked] == ["gamma", "beta", "alpha"]
+    assert ranked[0].score == pytest.approx(LN83 * 40 / 31)
+    assert index.top_k(["dog"], 1) == (ScoredDoc("beta", index.scores(["dog"])["beta"]),)
+
+
+def test_no_overlap_gives_nothing(index: BM25Index) -> None:
+    assert index.top_k(["zebra"], 3) == ()
+    assert index.scores(["zebra"]) == {}
+    assert index.top_k([], 3) == ()
+
+
+def test_k_zero_gives_nothing(index: BM25Index) -> None:
+    assert index.top_k(["dog"], 0) == ()
+
+
+def _reference_scores(
+    docs: list[tuple[str, list[str]]], query: dict[str, float], k1: float = 1.5, b: float = 0.75
+) -> dict[str, float]:
+    """The Okapi formula, term by term, with no precomputation."""
+    n = len(docs)
+    avgdl = sum(len(tokens) for _, tokens in docs) / n
+    out: dict[str, float] = {}
+    for name, tokens in docs:
+        total = 0.0
+        for term, qw in query.items():
+            tf = tokens.count(term)
+            if tf:
+                df = sum(term in other for _, other in docs)
+                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                total += qw * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(tokens) / avgdl))
+        if total:
+            out[name] = total
+    return out
+
+
+def test_large_corpus_matches_the_formula_through_dense_rows_too() -> None:
+    # 120 documents: "common" is in every one and "half" in every other, so they take the
+    # dense-row path (df >= N/4, N >= 64); "rare3" stays sparse.
+    docs = [
+        (f"doc{i:03}", ["common"] * (1 + i % 3) + ["half"] * (i % 2) + [f"rare{i % 7}", "pad"])
+        for i in range(120)
+    ]
+    query = {"common": 1.0, "half": 0.5, "rare3": 1.0, "absent": 1.0}
+    index = BM25Index.build(docs)
+    expected = _reference_scores(docs, query)
+    assert index.scores(query) == pytest.approx(expected)
+    best = sorted(expected, key=lambda name: (-expected[name], name))[:5]
+    assert [d.name for d in index.top_k(query, 5)] == best
+
+
+def test_ties_rank_by_name_including_at_the_cut() -> None:
+    same = ["shared", "words"]
+    idx = BM25Index.build([("delta", same), ("bravo", same), ("charlie", same), ("x", ["other"])])
+    assert [d.name for d in idx.top_k(["shared"], 2)] == ["bravo", "charlie"]
+    assert [d.name for d in idx.top_k(["shared"], 10)] == ["bravo", "charlie", "delta"]
+
+
+def test_duplicate_names_are_refused() -> None:
+    with pytest.raises(ValueError, match="duplicate document name 'a'"):
+        BM25Index.build([("a", ["x"]), ("a", ["y"])])
+
+
+def test_empty_index_and_empty_documents() -> None:
+    assert BM25Index.build([]).top_k(["x"], 3) == ()
+    idx = BM25Index.build([("empty", []), ("full", ["x"])])
+    assert [d.name for d in idx.top_k(["x"], 3)] == ["full"]
+    assert idx.names == ("empty", "full")
+    assert len(idx) == 2
+
+
+# --- tokenizer ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("mcp:github/create_issue", ["mcp", "github", "create", "issue"]),
+        ("nika:read", ["nika", "read"]),
+        ("a.b_c-d:e/f", []),  # one-letter tokens carry no signal
+        ("getHTTPResponse", ["get", "http", "response"]),
+        ("HTTPServer", ["http", "server"]),
+        ("listS3Buckets", ["list", "s3", "buckets"]),
+        ("oauth2Token ec2 utf8", ["oauth2", "token", "ec2", "utf8"]),
+        ("ISSUE_ID issue-id IssueId", ["issue", "id", "issue", "id", "issue", "id"]),
+        ("line 42 of the file.txt", ["line", "file", "txt"]),  # bare numbers, stop words
+        ("café naïveBayes Éclair", ["café", "naïve", "bayes", "éclair"]),
+        ("", []),
+    ],
+)
+def test_tokenize(text: str, expected: list[str]) -> None:
+    assert tokenize(text) == expected
+
+
+def test_stop_words_can_be_kept() -> None:
+    assert tokenize("the issue", stop_words=()) == ["the", "issue"]
+
+
+@given(st.text(alphabet=st.sampled_from("aZé9_-:/. \nxYQq0"), max_size=60))
+def test_terms_is_the_set_of_tokens(text: str) -> None:
+    assert terms(text) == set(tokenize(text))
+
+
+# --- determinism ----------------------------------------------------------------------------
+
+_RANK_SCRIPT = """
+from nika.bm25 import BM25Index, tokenize
+docs = [(f"mcp:srv{i % 7}/tool_{i}", tokenize(f"create issue {i % 5} list files in repo {i % 3} "
+         + "common words shared " * (i % 4) + f"word{i % 11} extra{i % 13}")) for i in range(300)]
+index = BM25Index.build(docs)
+query = tokenize("please create an issue listing the files, word3 and extra7 and common words")
+weighted = {t: (1.0 if i % 3 else 0.5) for i, t in enumerate(sorted(set(query)))}
+for q in (query, weighted):
+    print([(d.name, d.score.hex()) for d in index.top_k(q, 25)])
+"""
+
+
+def test_two_fresh_processes_rank_identically() -> None:
+    outputs = []
+    for seed in ("1", "2"):  # different hash seeds: no set/dict order may leak into ranking
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", _RANK_SCRIPT], capture_output=True, env=env, check=True
+        )
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    assert outputs[0].count(b"mcp:") == 50
+
+
+_docs = st.lists(
+    st.tuples(
+        st.text(alphabet="abcdef", min_size=1, max_size=4),
+        st.lists(st.sampled_from(["x", "y", "z", "w", "v"]), max_size=6),
+    ),
+    min_size=1,
+    max_size=25,
+    unique_by=lambda doc: doc[0],
+)
+
+
+@given(data=st.data(), docs=_docs)
+def test_ranking_is_invariant_under_input_order(
+    data: st.DataObject, docs: list[tuple[str, list[str]]]
+) -> None:
+    shuffled = data.draw(st.permutations(docs))
+    terms_ = st.sampled_from(["x", "y", "z", "w", "v", "u"])
+    query = data.draw(
+        st.lists(terms_, max_size=4)
+        | st.dictionaries(terms_, st.sampled_from([0.25, 0.5, 1.0, 2.0]), max_size=4)
+    )
+    k = data.draw(st.integers(min_value=1, max_value=30))
+    one = BM25Index.build(docs).top_k(query, k)
+    two = BM25Index.build(shuffled).top_k(query, k)
+    assert one == two  # bit-identical scores, same order
+    ranked = [(-d.score, d.name) for d in one]
+    assert ranked == sorted(ranked)  # best first, ties by name
