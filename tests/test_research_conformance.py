@@ -7,6 +7,7 @@ Sections are appended per issue under their own banner; each section keeps its h
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -15,10 +16,15 @@ import pytest
 
 from nika.agent import (
     AgentSpec,
+    BudgetCheckpoint,
     ComposeChecked,
     DoneIntrinsic,
+    Finished,
     ModelRequest,
     ModelResponse,
+    Nudged,
+    Stalled,
+    ToolFailure,
     ToolResult,
     ToolResultMessage,
     ToolsSelected,
@@ -427,3 +433,204 @@ async def test_claim_compose_not_whitelisted_is_not_offered_and_calling_it_is_se
     assert (refused.value.code, refused.value.category) == ("NIKA-SEC-002", "security_error")
     assert "nika:compose" not in provider.offered[0]
     assert executor.dispatched == [] and observer.of(ComposeChecked) == []
+
+
+# --- stall guard claims ---
+
+from nika.agent import UserMessage  # noqa: E402
+
+
+def _guard_spec(**fields: Any) -> AgentSpec:
+    return AgentSpec(
+        prompt="wait for the build, then report", model="mock/scripted",
+        tools=("mcp:ci/*", "nika:read"), **fields,
+    )
+
+
+def _guard_executor(results: Mapping[str, Any] | None = None) -> RecordingExecutor:
+    return RecordingExecutor(["mcp:ci/status", "mcp:ci/logs", "nika:read"], results=results)
+
+
+def _nudges_in(request: ModelRequest) -> list[str]:
+    return [
+        m.text for m in request.messages
+        if isinstance(m, UserMessage) and m.text.startswith("Progress check")
+    ]
+
+
+async def test_claim_the_nudge_lands_once_and_the_loop_recovers_on_a_new_course() -> None:
+    ex = _guard_executor({"mcp:ci/status": "running"})
+    poll = calling(call("mcp:ci/status", {"id": 7}))
+    script = [poll, poll, poll, calling(call("nika:read", {"path": "build.log"})), answer("done")]
+    result, provider, observer = await _loop_run(_guard_spec(), script, ex)
+    assert result.output == "done"
+    assert [len(_nudges_in(r)) for r in provider.requests] == [0, 0, 0, 1, 1]
+    assert 'mcp:ci/status({"id":7})' in _nudges_in(provider.requests[-1])[0]
+    nudges = observer.of(Nudged)
+    assert [(n.reason, n.period, n.repeats) for n in nudges] == [("cycle", 1, 3)]
+    assert observer.of(Stalled) == []
+
+
+async def test_claim_a_period_1_cycle_stalls_with_evidence_and_no_6th_turn() -> None:
+    ex = _guard_executor({"mcp:ci/status": "running"})
+    script = [calling(call("mcp:ci/status", {"id": 7}))] * 6
+    err, provider, _ = await _loop_run(_guard_spec(), script, ex)
+    assert isinstance(err, NikaError)
+    assert (err.code, err.category, err.transient) == ("NIKA-AGENT-006", "budget_error", False)
+    assert err.details["kind"] == "Stalled"
+    assert (err.details["period"], err.details["repeats"]) == (1, 5)
+    assert err.details["calls"] == [{"name": "mcp:ci/status", "args": {"id": 7}}]
+    assert len(err.details["signatures"]) == 1 and "partial_output" in err.details
+    assert len(provider.requests) == 5 and provider.remaining == 1
+
+
+@pytest.mark.parametrize("period", [2, 3])
+async def test_claim_a_period_2_or_3_cycle_stalls_with_its_period(period: int) -> None:
+    ex = _guard_executor({"mcp:ci/status": "running", "mcp:ci/logs": "no new lines"})
+    block = [
+        calling(call("mcp:ci/status", {"id": 7})),
+        calling(call("mcp:ci/logs", {"id": 7})),
+        calling(call("nika:read", {"path": "build.log"})),
+    ][:period]
+    script = block * 6
+    err, provider, observer = await _loop_run(_guard_spec(max_turns=30), script, ex)
+    assert isinstance(err, NikaError) and err.code == "NIKA-AGENT-006"
+    assert (err.details["period"], err.details["repeats"]) == (period, 5)
+    assert len(provider.requests) == 5 * period
+    assert [(s.period, s.repeats) for s in observer.of(Stalled)] == [(period, 5)]
+    assert [n.period for n in observer.of(Nudged)] == [period]
+
+
+async def test_claim_polling_with_a_changing_observation_runs_to_its_natural_end() -> None:
+    progress = iter(f"running {p}%" for p in range(10, 100, 10))
+    ex = _guard_executor({"mcp:ci/status": lambda args: next(progress)})
+    script = [calling(call("mcp:ci/status", {"id": 7}))] * 9 + [answer("build finished")]
+    result, provider, observer = await _loop_run(_guard_spec(max_turns=10), script, ex)
+    assert result.output == "build finished"
+    assert len(provider.requests) == 10
+    assert observer.of(Nudged) == [] and observer.of(Stalled) == []
+
+
+async def test_claim_an_all_error_streak_nudges_once_and_shares_the_reflection_budget() -> None:
+    broken = ToolResult("not found", is_error=True)
+    ex = _guard_executor({"nika:read": broken, "mcp:ci/status": "running"})
+    script = [calling(call("nika:read", {"path": f"missing{i}.log"})) for i in range(4)]
+    # Then a byte-identical cycle: it would earn a nudge, but the budget is spent.
+    script += [calling(call("mcp:ci/status", {"id": 7}))] * 4 + [answer("gave up")]
+    result, provider, observer = await _loop_run(_guard_spec(max_turns=20), script, ex)
+    assert result.output == "gave up"
+    assert [(n.reason, n.repeats) for n in observer.of(Nudged)] == [("error_streak", 3)]
+    assert len(_nudges_in(provider.requests[-1])) == 1
+
+
+# --- telemetry claims ---
+# Issue 8: the observer sees the agent's DECISIONS, bracketed on every path out of the loop.
+
+
+def _telemetry_spec(**fields: Any) -> AgentSpec:
+    return AgentSpec(prompt="research", model="mock/scripted", tools=["nika:fetch"], **fields)
+
+
+def _refused(code: str) -> ToolResult:
+    return ToolResult("refused", is_error=True, error=ToolFailure(code, "security_error", "no"))
+
+
+def _provider_down(request: ModelRequest) -> ModelResponse:
+    raise NikaError("NIKA-INFER-001", "the provider is down")
+
+
+_PATHS: dict[str, tuple[dict[str, Any], list[Any], Mapping[str, Any], str, str | None]] = {
+    "success": ({}, [calling(call("nika:fetch")), answer("ok")], {}, "success", None),
+    "max_turns": ({"max_turns": 2}, [calling(call("nika:fetch", {"p": i})) for i in range(2)],
+                  {}, "failure", "NIKA-AGENT-001"),
+    "max_tokens_total": ({"max_tokens_total": 10},
+                         [calling(call("nika:fetch"), usage=Usage(8, 8))], {}, "failure",
+                         "NIKA-AGENT-002"),
+    "stall": ({"max_turns": 10}, [calling(call("nika:fetch"))] * 10, {}, "failure",
+              "NIKA-AGENT-006"),
+    "security_stop": ({}, [calling(call("nika:fetch"))], {"nika:fetch": _refused("NIKA-SEC-004")},
+                      "failure", "NIKA-SEC-004"),
+    "whitelist_stop": ({}, [calling(call("mcp:evil/run"))], {}, "failure", "NIKA-SEC-002"),
+    "provider_failure": ({}, [calling(call("nika:fetch")), _provider_down], {}, "failure",
+                         "NIKA-INFER-001"),
+}
+
+
+def _assert_bracketed(observer: RecordingObserver, outcome: str, code: str | None) -> None:
+    kinds = observer.kinds()
+    assert kinds[0] == "run_started" and kinds[-1] == "finished"
+    assert kinds.count("run_started") == kinds.count("finished") == 1
+    assert [e.seq for e in observer.events] == list(range(len(kinds)))
+    [finished] = observer.of(Finished)
+    assert (finished.outcome, finished.error_code) == (outcome, code)
+    # Every turn routes before it calls the model; every answered call has its checkpoint.
+    assert kinds.count("turn_started") == kinds.count("tools_selected") == finished.turns
+    assert kinds.count("model_called") == len(observer.of(BudgetCheckpoint))
+
+
+@pytest.mark.parametrize("path", list(_PATHS))
+async def test_claim_the_observer_sequence_is_bracketed_on_every_path(path: str) -> None:
+    fields, script, results, outcome, code = _PATHS[path]
+    observer = RecordingObserver()
+    executor = RecordingExecutor(["nika:fetch", "mcp:evil/run"], results=results)
+    with pytest.raises(NikaError) if code else contextlib.nullcontext():
+        await run_agent(_telemetry_spec(**fields), provider=ScriptedProvider(script),
+                        tools=executor, observer=observer)
+    _assert_bracketed(observer, outcome, code)
+
+
+async def test_claim_a_cancelled_run_is_still_bracketed() -> None:
+    asked = asyncio.Event()
+
+    async def never(request: ModelRequest) -> ModelResponse:
+        asked.set()
+        await asyncio.Event().wait()  # a model that never answers
+        raise AssertionError("unreachable")
+
+    observer = RecordingObserver()
+    provider = ScriptedProvider([calling(call("nika:fetch")), never])
+    job = asyncio.create_task(run_agent(_telemetry_spec(), provider=provider,
+                                        tools=RecordingExecutor(["nika:fetch"]),
+                                        observer=observer))
+    await asyncio.wait_for(asked.wait(), timeout=5)
+    job.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await job
+    kinds = observer.kinds()
+    assert kinds[0] == "run_started" and kinds[-1] == "finished" and kinds.count("finished") == 1
+    [finished] = observer.of(Finished)
+    assert (finished.outcome, finished.error_code, finished.turns) == \
+        ("cancelled", "NIKA-CANCEL-001", 2)
+
+
+async def test_claim_routing_events_mirror_every_provider_request() -> None:
+    tools = [definition(f"mcp:srv/tool_{i}", f"Handles {word} records.")
+             for i, word in enumerate(("alpha", "bravo", "charlie", "delta", "echo", "foxtrot",
+                                       "golf", "hotel", "india", "juliet", "kilo", "lima",
+                                       "mike", "november", "oscar", "papa", "quebec", "romeo",
+                                       "sierra", "tango", "uniform", "victor", "whiskey",
+                                       "xray", "yankee"))]
+    script = [calling(call("mcp:srv/tool_2", {"note": "see hotel"})),
+              calling(call("mcp:srv/tool_7")), answer("ok")]
+    provider, observer = ScriptedProvider(script), RecordingObserver()
+    await run_agent(AgentSpec(prompt="Reconcile the charlie records.", model="mock/scripted",
+                              tools=["mcp:srv/*"]),
+                    provider=provider, tools=RecordingExecutor(tools), observer=observer)
+    events = observer.of(ToolsSelected)
+    assert len(events) == len(provider.requests) == 3
+    assert [e.offered for e in events] == provider.offered
+    assert {e.mode for e in events} == {"ranked"} and all(e.universe == 25 for e in events)
+
+
+async def test_claim_a_stall_emits_nudged_then_stalled_with_the_same_period() -> None:
+    cycle = [calling(call("nika:fetch", {"page": 1})), calling(call("nika:fetch", {"page": 2}))]
+    observer = RecordingObserver()
+    with pytest.raises(NikaError) as stalled:
+        await run_agent(_telemetry_spec(max_turns=14), provider=ScriptedProvider(cycle * 7),
+                        tools=RecordingExecutor(["nika:fetch"]), observer=observer)
+    assert stalled.value.code == "NIKA-AGENT-006"
+    decisions = [e for e in observer.events if isinstance(e, Nudged | Stalled)]
+    assert [type(e) for e in decisions] == [Nudged, Stalled]
+    nudged, stall = decisions
+    assert nudged.period == stall.period == 2 and nudged.turn < stall.turn
+    assert nudged.repeats < stall.repeats
