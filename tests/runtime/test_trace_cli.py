@@ -1,0 +1,118 @@
+"""`nika trace verify` / `nika trace show` through the real CLI on real journals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.runtime._harness import FixedClock
+
+from nika.cli import main
+from nika.runtime.bus import EventBus
+from nika.runtime.journal import JournalSink, line_hash
+
+AGENT_FLOW = """\
+nika: show-demo
+model: mock/echo
+permits:
+  tools: ["nika:done"]
+tasks:
+  research:
+    agent:
+      tools: ["nika:done"]
+      max_turns: 3
+      prompt: "Research the topic"
+"""
+
+
+@pytest.fixture
+def journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+            capsys: pytest.CaptureFixture[str]) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "flow.nika.yaml").write_text(AGENT_FLOW, encoding="utf-8")
+    assert main(["run", "flow.nika.yaml"]) == 0
+    capsys.readouterr()
+    [path] = (tmp_path / ".nika" / "traces").glob("*.ndjson")
+    return path
+
+
+def test_verify_ok_exits_0_and_prints_the_head(journal: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    head = line_hash(journal.read_bytes().rstrip(b"\n").split(b"\n")[-1])
+    assert main(["trace", "verify", str(journal)]) == 0
+    assert capsys.readouterr().out.strip().startswith("OK · ")
+    assert main(["trace", "verify", str(journal), "--head", head]) == 0
+    assert head in capsys.readouterr().out
+
+
+def test_verify_forged_and_incomplete_exit_1(journal: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    lines = journal.read_bytes().rstrip(b"\n").split(b"\n")
+    edited = tmp_path / "edited.ndjson"
+    edited.write_bytes(b"\n".join([lines[0], lines[1].replace(b"research", b"r3search"),
+                                   *lines[2:]]) + b"\n")
+    cut = tmp_path / "cut.ndjson"
+    cut.write_bytes(b"\n".join(lines[:-1]) + b"\n")
+    assert main(["trace", "verify", str(edited)]) == 1
+    assert capsys.readouterr().out.startswith("FORGED at line 3:")
+    assert main(["trace", "verify", str(cut)]) == 1
+    assert capsys.readouterr().out.startswith(f"incomplete · {len(lines) - 1} frames")
+
+
+def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "verify", str(tmp_path / "missing.ndjson")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["trace"]) == 2
+    assert main(["trace", "frobnicate", "x"]) == 2
+
+
+def test_show_renders_the_agent_turns(journal: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "show", str(journal)]) == 0
+    out = capsys.readouterr().out
+    for text in ("OK · ", "▶ show-demo", "research agent · mock/echo · universe 1", "turn 1",
+                 "offered 1 of 1 (passthrough)", "tool nika:done", "budget turns 1/3",
+                 "■ success", "■ workflow success"):
+        assert text in out, text
+
+
+def test_show_escapes_control_sequences_and_marks_what_is_unrecorded(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sink = JournalSink(tmp_path)
+    bus = EventBus(sinks=[sink], clock=FixedClock())
+    bus.emit("workflow_started", workflow="evil\x1b]0;pwned\x07")
+    bus.emit("agent_stalled", "t\x1b[2J", agent_event="stalled", turn=2, period=1)
+    bus.close()
+    assert sink.path is not None
+    assert main(["trace", "show", str(sink.path)]) == 1  # incomplete: no terminal frame
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b" in out
+    assert "stalled period 1 · ×unrecorded" in out
+    assert "incomplete" in out
+
+
+def test_show_reports_a_tool_error_and_a_nudge(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    sink = JournalSink(tmp_path)
+    bus = EventBus(sinks=[sink], clock=FixedClock())
+    bus.emit("workflow_started", workflow="w", tasks=1)
+    bus.emit("tool_invoked", "a", agent_event="tool_completed", turn=1, call_id="c1",
+             name="nika:fetch", source="builtin", is_error=True, duration_ms=2.5,
+             result_bytes=9, error_code="NIKA-FETCH-001")
+    bus.emit("agent_nudge", "a", agent_event="nudged", turn=2, reason="cycle", period=1,
+             repeats=3)
+    bus.emit("agent_compose_checked", "a", agent_event="compose_checked", turn=2, valid=False,
+             error_codes=["NIKA-PARSE-019"], draft_bytes=120, escapes=0)
+    bus.emit("task_failed", "a", duration_ms=40, turns=2, tokens=30,
+             error={"code": "NIKA-AGENT-006", "detail": "stalled"})
+    bus.emit("workflow_failed", state="failure")
+    bus.close()
+    assert sink.path is not None
+    assert main(["trace", "show", str(sink.path)]) == 0
+    out = capsys.readouterr().out
+    for text in ("tool nika:fetch c1 · 2.5 ms · error NIKA-FETCH-001",
+                 "nudge cycle · period 1 · ×3",
+                 "compose invalid NIKA-PARSE-019 · 120 B draft", "■ failure · 40.0 ms · 2 turns",
+                 "NIKA-AGENT-006", "■ workflow failure"):
+        assert text in out, text
+    assert json.loads(sink.path.read_bytes().split(b"\n")[0])["kind"] == "workflow_started"
