@@ -4,7 +4,9 @@ Rows come from spec 05-errors (the normative floor) and canon/diagnostics/regist
 engine additions are marked. `NikaError` looks its category and transience up here.
 """
 from __future__ import annotations
+
 from dataclasses import dataclass
+
 
 @dataclass(frozen=True, slots=True)
 class CodeInfo:
@@ -30,12 +32,40 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-AUTH-010": CodeInfo("security_error", False, "a net.http entry carrying a * anywhere but as the whole bare-* entry"),
     "NIKA-AUTH-011": CodeInfo("validation_error", False, "a lift: entry whose named law would not have fired on this task"),
     "NIKA-BUILTIN-001": CodeInfo("validation_error", False, "builtin invoke: violates its statically-checkable arg contract"),
+    "NIKA-BUILTIN-ASSERT-001": CodeInfo("tool_error", False, "nika:assert condition is false"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-COMPOSE-001": CodeInfo("validation_error", False, "nika:compose invoked outside an agent: loop"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-CONVERT-001": CodeInfo("validation_error", False, "nika:convert identity conversion or a bad arg"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-CONVERT-002": CodeInfo("tool_error", False, "nika:convert input does not parse as from:"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-DATE-001": CodeInfo("validation_error", False, "nika:date unparseable input, unknown op or bad tz"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-DONE-001": CodeInfo("validation_error", False, "nika:done invoked outside an agent: loop"),
+    "NIKA-BUILTIN-EDIT-001": CodeInfo("tool_error", False, "nika:edit find: matched nothing (or a non-integer count:)"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-EDIT-002": CodeInfo("tool_error", False, "nika:edit IO failure"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-EMIT-001": CodeInfo("validation_error", False, "nika:emit invalid event shape"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-FETCH-001": CodeInfo("network_error", False, "nika:fetch network/extraction failure (transience engine-assessed)"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-GLOB-001": CodeInfo("validation_error", False, "nika:glob invalid pattern"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-GREP-001": CodeInfo("validation_error", False, "nika:grep invalid pattern"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-GREP-002": CodeInfo("tool_error", False, "nika:grep search root does not exist"),  # engine addition
     "NIKA-BUILTIN-HASH-001": CodeInfo("validation_error", False, "nika:hash unsupported algo, unknown op or a missing per-op arg"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-IMAGE_GENERATE-002": CodeInfo("validation_error", False, "nika:image_generate provider unavailable (image plane unwired)"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-INSPECT-001": CodeInfo("validation_error", False, "nika:inspect view: outside the canonical enum"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-JQ-001": CodeInfo("tool_error", False, "nika:jq program error at runtime"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-JSON_DIFF-001": CodeInfo("validation_error", False, "nika:json_diff non-JSON input"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-JSON_MERGE_PATCH-001": CodeInfo("validation_error", False, "nika:json_merge_patch non-object target/patch"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-NOTIFY-001": CodeInfo("validation_error", False, "nika:notify channel unconfigured"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-NOTIFY-002": CodeInfo("network_error", True, "nika:notify delivery failed"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-PROMPT-001": CodeInfo("validation_error", False, "nika:prompt non-interactive without a default:"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-PROMPT-002": CodeInfo("validation_error", False, "nika:prompt choice default: not among choices:"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-READ-001": CodeInfo("tool_error", False, "nika:read file not found"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-READ-002": CodeInfo("tool_error", False, "nika:read IO failure"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-READ-003": CodeInfo("tool_error", False, "nika:read text mode on non-UTF-8 content"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-TTS_GENERATE-002": CodeInfo("validation_error", False, "nika:tts_generate provider unavailable"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-VALIDATE-001": CodeInfo("validation_error", False, "nika:validate schema: is not a valid JSON Schema"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-VALIDATE-002": CodeInfo("validation_error", False, "nika:validate format: yaml input does not parse"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-WAIT-001": CodeInfo("timeout_error", False, "nika:wait absolute wait beyond its timeout:"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-WAIT-002": CodeInfo("validation_error", False, "nika:wait until: is in the past"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-WAIT-003": CodeInfo("validation_error", False, "nika:wait needs exactly one of duration: or until:"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-WRITE-001": CodeInfo("tool_error", False, "nika:write IO failure or a missing parent"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-WRITE-002": CodeInfo("tool_error", False, "nika:write overwrite: false and the path exists"),  # stdlib builtins-v0.1
     "NIKA-CANCEL-001": CodeInfo("cancelled", False, "task cancelled"),
     "NIKA-COMP-001": CodeInfo("validation_error", False, "an invoke: workflow: target is not statically resolvable"),
     "NIKA-COMP-002": CodeInfo("security_error", False, "the child workflow's effect boundary exceeds Authority"),
@@ -56,10 +86,14 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-EXEC-001": CodeInfo("process_error", False, "non-zero exit code"),
     "NIKA-EXEC-002": CodeInfo("process_error", False, "spawn failure"),
     "NIKA-IMPL-001": CodeInfo("internal_error", False, "engine internal error"),  # engine addition
+    "NIKA-IMPL-002": CodeInfo("validation_error", False, "a declared builtin this engine does not support"),  # engine addition
     "NIKA-INFER-001": CodeInfo("provider_error", True, "provider call failed"),
     "NIKA-INFER-002": CodeInfo("validation_error", False, "structured output failed schema: validation"),
     "NIKA-INFER-003": CodeInfo("validation_error", False, "the provider reported no token usage for a priced model"),
     "NIKA-INFER-004": CodeInfo("validation_error", False, "the provider spent tokens yet the visible answer is empty"),
+    "NIKA-INPUT-001": CodeInfo("validation_error", False, "a required input was not supplied at launch"),  # engine addition
+    "NIKA-INPUT-002": CodeInfo("validation_error", False, "--var names no declared input, or is not key=value"),  # engine addition
+    "NIKA-INPUT-003": CodeInfo("validation_error", False, "a supplied input does not fit its declared type"),  # engine addition
     "NIKA-INVOKE-001": CodeInfo("validation_error", False, "unknown tool"),
     "NIKA-INVOKE-002": CodeInfo("validation_error", False, "tool args failed the tool's schema"),
     "NIKA-LOCK-001": CodeInfo("validation_error", False, "a dependency resolved that nika.lock does not pin, or a hand-edited..."),
@@ -118,6 +152,7 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-SEC-012": CodeInfo("security_error", False, "unordered shared writes"),
     "NIKA-SEC-014": CodeInfo("security_error", False, "the affirmative-consent law"),
     "NIKA-SEC-015": CodeInfo("security_error", False, "the order law"),
+    "NIKA-SECRET-001": CodeInfo("validation_error", False, "a declared secret's store cannot be read at launch"),  # engine addition
     "NIKA-TIMEOUT-001": CodeInfo("timeout_error", False, "task"),
     "NIKA-TYPE-001": CodeInfo("validation_error", False, "unknown type name"),
     "NIKA-TYPE-003": CodeInfo("validation_error", False, "returns: and schema: on the same task"),

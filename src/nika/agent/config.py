@@ -1,4 +1,4 @@
-"""`AgentConfig`: engine-internal tuning of the loop, set by the embedder, never by workflow YAML."""
+"""`AgentConfig`: engine-internal tuning of the loop, set by the embedder, never by YAML."""
 
 from __future__ import annotations
 
