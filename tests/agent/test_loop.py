@@ -527,8 +527,9 @@ async def test_tools_selected_mirrors_the_request_and_recent_tools_are_tracked()
     _, provider, obs = await run(spec(["nika:*"]), script, ex)
     selected = obs.of(ToolsSelected)
     assert [s.offered for s in selected] == provider.offered
-    assert selected[0].mode == "passthrough" and selected[0].universe == 4
-    assert selected[0].by_source == {"builtin": 4, "mcp": 0, "other": 0}
+    # three executor tools + the loop-served nika:done and nika:compose
+    assert selected[0].mode == "passthrough" and selected[0].universe == 5
+    assert selected[0].by_source == {"builtin": 5, "mcp": 0, "other": 0}
 
 
 # --- observer ----------------------------------------------------------------------------

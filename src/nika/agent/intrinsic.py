@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
+from nika.agent.compose import ComposeIntrinsic
 from nika.agent.config import AgentConfig
 from nika.agent.observe import AgentEvent
 from nika.agent.seams import ToolDefinition, ToolFailure, ToolName, ToolResult
@@ -116,7 +117,7 @@ class DoneIntrinsic:
         return Finish(result=args.get("result"), has_result="result" in args)
 
 
-INTRINSICS: Final[tuple[Intrinsic, ...]] = (DoneIntrinsic(),)
+INTRINSICS: Final[tuple[Intrinsic, ...]] = (DoneIntrinsic(), ComposeIntrinsic())
 """Every loop-served builtin, in the order the loop lists them."""
 
 _BY_NAME: Final[Mapping[str, Intrinsic]] = {i.definition.name: i for i in INTRINSICS}
