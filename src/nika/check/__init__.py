@@ -1,1 +1,116 @@
-"""check"""
+"""`nika check`: the static pre-flight, as one pure function.
+
+load (YAML profile) → build the model (shape) → the ladder of rungs, in order.
+Nothing executes and nothing touches the network; side files are read only where
+the spec asks (child workflows, skill files), relative to the workflow's directory.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Final
+
+from nika.check.context import CheckContext, Finding, Hint, Section
+from nika.check.verdict import ADVISORY_CODES, Verdict, refused, sort_findings
+from nika.errors import NikaError
+
+RUNGS: Final[tuple[str, ...]] = (
+    "nika.check.models",
+    "nika.check.builtins",
+    "nika.check.skills",
+    "nika.check.composition",
+    "nika.check.dag",
+    "nika.check.variables",
+    "nika.check.authority",
+    "nika.check.secret_flow",
+    "nika.check.certificate",
+)
+"""The ladder, in order. Adding a rung is one line here (a module with `run(ctx)`)."""
+
+__all__ = ["RUNGS", "CheckContext", "Verdict", "check"]
+
+
+def check(text: str | bytes, path: str | None = None, *, base_dir: Path | None = None) -> Verdict:
+    """Check a workflow's source and return its `Verdict`; never raises.
+
+    `path` names the file (for locations and for resolving side files); `base_dir`
+    overrides the directory side files resolve from (default: the file's directory,
+    else the working directory).
+    """
+    try:
+        return _check(text, path, base_dir)
+    except Exception as exc:  # the never-raise contract: a crash is a finding, and a bug
+        return refused([_internal(exc, "the check pipeline")])
+
+
+def _check(text: str | bytes, path: str | None, base_dir: Path | None) -> Verdict:
+    from nika.syntax.loader import load_document
+    from nika.syntax.model import build_workflow
+
+    try:
+        doc = load_document(text, path=path)
+    except NikaError as exc:
+        return refused([exc])
+    workflow, shape_errors = build_workflow(doc)
+    if workflow is None or shape_errors:
+        # Rungs read a well-formed model; judging a broken one only multiplies noise.
+        return refused(shape_errors)
+    file = Path(path) if path not in (None, "-") else None
+    ctx = CheckContext(
+        document=doc,
+        workflow=workflow,
+        path=file,
+        base_dir=base_dir or (file.parent if file is not None else Path.cwd()),
+    )
+    return _climb(ctx)
+
+
+def _climb(ctx: CheckContext) -> Verdict:
+    errors: list[NikaError] = []
+    hints: list[NikaError] = []
+    sections: dict[str, Any] = {}
+    for name in RUNGS:
+        try:
+            findings = list(_rung(name).run(ctx))
+        except Exception as exc:  # one broken rung must not hide the others' findings
+            errors.append(_internal(exc, f"rung {name}"))
+            continue
+        _collect(findings, errors, hints, sections)
+    return Verdict(errors=sort_findings(errors), hints=sort_findings(hints), sections=sections)
+
+
+def _rung(name: str) -> Any:
+    return importlib.import_module(name)
+
+
+def _collect(
+    findings: Iterable[Finding],
+    errors: list[NikaError],
+    hints: list[NikaError],
+    sections: dict[str, Any],
+) -> None:
+    for f in findings:
+        if isinstance(f, Section):
+            old = sections.get(f.name)
+            sections[f.name] = (
+                {**old, **f.value}
+                if isinstance(old, dict) and isinstance(f.value, dict)
+                else f.value
+            )
+        elif isinstance(f, Hint):
+            hints.append(f.error)
+        elif f.code in ADVISORY_CODES:
+            hints.append(f)
+        else:
+            errors.append(f)
+
+
+def _internal(exc: Exception, where: str) -> NikaError:
+    return NikaError(
+        "NIKA-IMPL-001",
+        f"internal error in {where}: {type(exc).__name__}: {exc}; this is an engine bug, "
+        "please report it "
+        "with the workflow that triggered it",
+    )

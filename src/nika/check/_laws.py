@@ -1,0 +1,240 @@
+"""The unconditional laws over the derived graph (10-authority): order and consent.
+
+- The order law (`NIKA-SEC-015`): no `exec:` task transitively downstream of a
+  net-effecting task (`nika:fetch` · `nika:notify`) over `with:` ∪ `after:` edges; the
+  witness is the path.
+- The affirmative-consent law (`NIKA-SEC-014`): every route from a confirm-mode
+  `nika:prompt` gate to an egress-capable task must be closed — by a `when:` that is
+  FALSE under the refusal substitution, by `when: false`, or by a closer confirm gate.
+  A route whose `when:` cannot be decided is an advisory hint, never a refusal.
+
+Neither law can be declared or disabled: both bind every file.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+from nika.check._islands import exprs
+from nika.check.context import CheckContext, Finding, Hint
+from nika.check.graph import Graph, derive
+from nika.syntax.expr import Binary, Expr, Ident, Index, Literal, Member, Not, Ternary
+from nika.syntax.globs import glob_match
+from nika.syntax.model import AgentBody, ExecBody, InvokeBody, Task, TaskId
+from nika.syntax.template import is_whole_island
+
+NET: Final = frozenset({"nika:fetch", "nika:notify"})
+EGRESS_BUILTINS: Final = frozenset(
+    {
+        "nika:fetch",
+        "nika:notify",
+        "nika:write",
+        "nika:edit",
+        "nika:chart",
+        "nika:image_fx",
+        "nika:image_generate",
+        "nika:tts_generate",
+    }
+)
+_UNKNOWN: Final = object()
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    """Both laws, over one derived graph."""
+    graph = derive(ctx.workflow)
+    yield from _order(ctx, graph)
+    yield from _consent(ctx, graph)
+
+
+def _path(graph: Graph, start: TaskId, goal: TaskId) -> list[TaskId]:
+    """A shortest `G_p` path `start → … → goal` (the witness)."""
+    back: dict[TaskId, TaskId] = {}
+    queue = deque([start])
+    while queue:
+        cur = queue.popleft()
+        if cur == goal:
+            break
+        for nxt in graph.consumers(cur):
+            if nxt not in back and nxt != start:
+                back[nxt] = cur
+                queue.append(nxt)
+    out = [goal]
+    while out[-1] != start:
+        out.append(back[out[-1]])
+    out.reverse()
+    return out
+
+
+def _order(ctx: CheckContext, graph: Graph) -> Iterator[Finding]:
+    tasks = ctx.workflow.tasks
+    net = [t.id for t in tasks.values() if isinstance(t.body, InvokeBody) and t.tool in NET]
+    for task in tasks.values():
+        if not isinstance(task.body, ExecBody):
+            continue
+        ancestors = graph.ancestors(task.id)
+        source = next((n for n in net if n in ancestors and n != task.id), None)
+        if source is None:
+            continue
+        witness = " → ".join(_path(graph, source, task.id))
+        yield ctx.error(
+            "NIKA-SEC-015",
+            f"exec task `{task.id}` runs downstream of the network task `{source}` "
+            f"({witness}): content the workflow did not author must not reach a shell; "
+            "remove the dependency, or do the work without exec: (a builtin, or infer:)",
+            (*task.path, "exec"),
+            path=_path(graph, source, task.id),
+        )
+
+
+def _is_gate(task: Task) -> bool:
+    if not isinstance(task.body, InvokeBody) or task.tool != "nika:prompt":
+        return False
+    return bool(task.body.args.get("mode", "confirm") == "confirm")
+
+
+def _egress(task: Task) -> bool:
+    body = task.body
+    if isinstance(body, ExecBody):
+        return True
+    if isinstance(body, InvokeBody) and body.tool is not None:
+        return body.tool in EGRESS_BUILTINS or body.tool.startswith("mcp:")
+    if isinstance(body, AgentBody):
+        return any(
+            entry.startswith("mcp:") or any(glob_match(entry, b) for b in EGRESS_BUILTINS)
+            for entry in body.tools
+        )
+    return False
+
+
+def _consent(ctx: CheckContext, graph: Graph) -> Iterator[Finding]:
+    tasks = ctx.workflow.tasks
+    for gate in (t for t in tasks.values() if _is_gate(t)):
+        state: dict[TaskId, bool] = {}  # reached → proven open (True) or unproven (False)
+        queue: deque[tuple[TaskId, bool]] = deque((c, True) for c in graph.consumers(gate.id))
+        while queue:
+            node, proven = queue.popleft()
+            task = tasks[node]
+            verdict = _closes(task, gate)
+            if verdict is True:
+                continue
+            proven = proven and verdict is False
+            if state.get(node) is True or (node in state and not proven):
+                continue
+            state[node] = proven
+            queue.extend((c, proven) for c in graph.consumers(node))
+        for node in sorted(state, key=list(tasks).index):
+            if not _egress(tasks[node]):
+                continue
+            err = ctx.error(
+                "NIKA-SEC-014",
+                f"the confirm gate `{gate.id}` reaches the egress task `{node}` over a route "
+                "that does not consume the answer: a refused confirm settles success with "
+                f"value false, so `{node}` would run anyway; bind the answer and test it — "
+                f'with: {{ go: "${{{{ tasks.{gate.id}.output }}}}" }} + '
+                "when: ${{ with.go == true }}",
+                (*tasks[node].path,),
+                gate=gate.id,
+                sink=node,
+            )
+            yield err if state[node] else Hint(err)
+
+
+def _closes(task: Task, gate: Task) -> bool | None:
+    """True: this node closes the route · False: proven open · None: undecidable."""
+    if _is_gate(task):
+        return True  # the nearest confirm gate owns the closure
+    when = task.when
+    if when is None or when is True:
+        return False
+    if when is False:
+        return True
+    if not isinstance(when, str):
+        return None
+    subst = _substitution(task, gate.id)
+    trees = exprs(when)
+    if len(trees) != 1:
+        return None
+    reads: list[bool] = []
+    value = _eval(trees[0], subst, reads)
+    if not reads:
+        return False  # a `when:` that never reads the answer lets the refusal through
+    if value is _UNKNOWN:
+        return None
+    return value is False
+
+
+def _substitution(task: Task, gate: TaskId) -> Mapping[str, Any]:
+    """The refusal substitution: the gate's output is `false`, its status `success`."""
+    refusal: dict[str, Any] = {
+        f"tasks.{gate}.output": False,
+        f"tasks.{gate}.status": "success",
+    }
+    for name, binding in task.with_.items():
+        if isinstance(binding, str) and is_whole_island(binding):
+            trees = exprs(binding)
+            dotted = _dotted(trees[0]) if len(trees) == 1 else None
+            if dotted in refusal:
+                refusal[f"with.{name}"] = refusal[dotted]
+    return refusal
+
+
+def _dotted(node: Expr) -> str | None:
+    steps: list[str] = []
+    while isinstance(node, Member | Index):
+        if isinstance(node, Member):
+            steps.append(node.name)
+        elif isinstance(node.index, Literal) and isinstance(node.index.value, str):
+            steps.append(node.index.value)
+        else:
+            return None
+        node = node.target
+    if not isinstance(node, Ident):
+        return None
+    return ".".join([node.name, *reversed(steps)])
+
+
+def _eval(node: Expr, subst: Mapping[str, Any], reads: list[bool]) -> Any:
+    """Kleene-3 over the decidable fragment; anything else is unknown."""
+    if isinstance(node, Literal):
+        return node.value
+    dotted = _dotted(node)
+    if dotted is not None:
+        if dotted in subst:
+            reads.append(True)
+            return subst[dotted]
+        return _UNKNOWN
+    if isinstance(node, Not):
+        inner = _eval(node.operand, subst, reads)
+        return (not inner) if isinstance(inner, bool) else _UNKNOWN
+    if isinstance(node, Ternary):
+        cond = _eval(node.cond, subst, reads)
+        then, other = _eval(node.then, subst, reads), _eval(node.other, subst, reads)
+        if isinstance(cond, bool):
+            return then if cond else other
+        return then if then is not _UNKNOWN and then == other else _UNKNOWN
+    if isinstance(node, Binary):
+        left, right = _eval(node.left, subst, reads), _eval(node.right, subst, reads)
+        return _binary(node.op, left, right)
+    return _UNKNOWN
+
+
+def _binary(op: str, left: Any, right: Any) -> Any:
+    if op == "&&":
+        if left is False or right is False:
+            return False
+        return True if left is True and right is True else _UNKNOWN
+    if op == "||":
+        if left is True or right is True:
+            return True
+        return False if left is False and right is False else _UNKNOWN
+    if left is _UNKNOWN or right is _UNKNOWN:
+        return _UNKNOWN
+    if op == "==":
+        return left == right and type(left) is type(right)
+    if op == "!=":
+        return not (left == right and type(left) is type(right))
+    if op == "in" and isinstance(right, list):
+        return left in right
+    return _UNKNOWN

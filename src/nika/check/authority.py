@@ -1,0 +1,286 @@
+"""Rung: the authority judge — required ⊆ permitted (01 §permits · 10-authority).
+
+The body's effects are inferred (`nika.check.effects`) and judged by the one judge
+(`nika.check.judge.PermitJudge`):
+
+- an absent `permits:` block is zero authority: any needed effect is `NIKA-AUTH-006`,
+  whose detail carries the inferred block ready to paste;
+- under a present block every effect outside it is `NIKA-SEC-004` (task · effect ·
+  the line to add); a literal target below the SSRF floor is `NIKA-SEC-005` either way;
+- the bounds themselves: literals only (`NIKA-AUTH-007`), exact hosts (`NIKA-AUTH-010`),
+  no floor-blocked host (`NIKA-SEC-005`), no dangerous env name (`NIKA-AUTH-009`);
+- an `agent:` whitelist entry is intersected with `permits.tools`: a literal entry the
+  block does not admit is an escape, a glob entry narrows at run time;
+- the permit taint and the data-as-code sink (`_taint`), the order and consent laws
+  (`_laws`), and the declared-but-unused hints (`NIKA-DRIFT-001`).
+
+The verdict gains `effects: {boundary_declared, needed, escapes, deferred}`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+from nika.check import _laws, _taint
+from nika.check.context import CheckContext, Finding, Hint, Section
+from nika.check.effects import (
+    Effect,
+    dynamic_effects,
+    infer_effects,
+    needed_permits,
+    needs_grant,
+)
+from nika.check.judge import (
+    DANGEROUS_ENV_VARS,
+    PathGrant,
+    PermitJudge,
+    canonical_host,
+    floor_blocked,
+)
+from nika.errors import NikaError
+from nika.netfloor import is_loopback_literal
+from nika.syntax.globs import Whitelist
+from nika.syntax.model import AgentBody, KeyPath, Permits, Workflow
+
+_ENV_NAME: Final = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]*\Z")
+_WILD: Final = frozenset("*?[")
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    """Judge the workflow's effects against its declared boundary."""
+    workflow = ctx.workflow
+    effects = infer_effects(workflow)
+    judge = PermitJudge.from_workflow(workflow)
+    escapes: list[NikaError] = []
+    if workflow.permits is not None:
+        yield from _bounds(ctx, workflow.permits)
+    escapes.extend(_floor(ctx, effects, judge))
+    if workflow.permits is None:
+        if any(_needs_authority(e) for e in effects):
+            escapes.append(_absent(ctx, workflow, effects))
+    else:
+        escapes.extend(_escapes(ctx, effects, judge))
+        yield from _drift(ctx, workflow.permits, effects)
+    taint = list(_taint.run(ctx, judge))
+    yield from escapes
+    yield from taint
+    yield from _laws.run(ctx)
+    section = {
+        "boundary_declared": workflow.permits is not None,
+        "needed": needed_permits(effects),
+        "escapes": sum(e.code in ("NIKA-AUTH-006", "NIKA-SEC-004") for e in escapes)
+        + sum(e.code in ("NIKA-AUTH-008", "NIKA-SEC-004") for e in taint),
+        "deferred": [
+            {"task": e.task, "effect": e.kind, "value": e.target} for e in dynamic_effects(effects)
+        ],
+    }
+    yield Section("effects", section)
+    # 10 §certificate: the authority projection rides the resource certificate too.
+    yield Section("certificate", {"effects": section})
+
+
+def infer_permits(workflow: Workflow) -> tuple[dict[str, Any], str]:
+    """The needed boundary of `workflow` as a mapping and as YAML ready to paste.
+
+    Dynamic targets ride as comments: their category opens with no entry (the run
+    re-gates the resolved value) and the author names the bound they must stay under.
+    """
+    effects = infer_effects(workflow)
+    block = needed_permits(effects)
+    lines = ["permits: {}"] if not block else ["permits:", *_yaml(block, 1)]
+    for e in dynamic_effects(effects):
+        lines.append(
+            f"# dynamic: task `{e.task}` {e.kind} {e.target} is resolved at run time; "
+            "add the bound it must stay under"
+        )
+    return block, "\n".join(lines) + "\n"
+
+
+def _yaml(block: dict[str, Any], depth: int) -> Iterator[str]:
+    pad = "  " * depth
+    for key, value in block.items():
+        if isinstance(value, dict):
+            yield f"{pad}{key}:"
+            yield from _yaml(value, depth + 1)
+        else:
+            yield f"{pad}{key}: {json.dumps(value)}"
+
+
+def _needs_authority(effect: Effect) -> bool:
+    return effect.kind != "tool" or needs_grant(effect.target)
+
+
+def _absent(ctx: CheckContext, workflow: Workflow, effects: Sequence[Effect]) -> NikaError:
+    block, text = infer_permits(workflow)
+    needed = sorted({f"task `{e.task}`: {e.label}" for e in effects if _needs_authority(e)})
+    first = next(e for e in effects if _needs_authority(e))
+    return NikaError(
+        "NIKA-AUTH-006",
+        "no permits: block is declared, so this workflow has zero authority, yet its body "
+        f"needs {'; '.join(needed)}. Declare the boundary (inferred, ready to paste):\n" + text,
+        details={"inferred_permits": block, "needed": needed},
+        location=ctx.locate(first.site),
+    )
+
+
+def _escapes(
+    ctx: CheckContext, effects: Sequence[Effect], judge: PermitJudge
+) -> Iterator[NikaError]:
+    for effect in effects:
+        if effect.kind == "net" and not effect.dynamic and floor_blocked(effect.target):
+            continue  # the floor's verdict (`_floor`) speaks for it
+        if effect.kind == "tool" and _WILD & set(effect.target):
+            continue  # an agent glob narrows to permits.tools at run time
+        refusal = judge.judge(effect)
+        if refusal is not None:
+            yield _at(ctx, refusal, effect.site)
+
+
+def _floor(ctx: CheckContext, effects: Sequence[Effect], judge: PermitJudge) -> Iterator[NikaError]:
+    for effect in effects:
+        if effect.kind == "net" and not effect.dynamic and floor_blocked(effect.target):
+            refusal = judge.judge(effect)
+            if refusal is not None and refusal.code == "NIKA-SEC-005":
+                yield _at(ctx, refusal, effect.site)
+
+
+def _at(ctx: CheckContext, err: NikaError, site: KeyPath) -> NikaError:
+    return NikaError(err.code, err.detail, details=err.details, location=ctx.locate(site))
+
+
+def _bounds(ctx: CheckContext, permits: Permits) -> Iterator[NikaError]:
+    raw = permits.raw
+    base = permits.path
+    fs: Mapping[str, Any] = raw["fs"] if isinstance(raw.get("fs"), Mapping) else {}
+    net: Mapping[str, Any] = raw["net"] if isinstance(raw.get("net"), Mapping) else {}
+    lists: list[tuple[KeyPath, Any]] = [
+        (("fs", "read"), fs.get("read")),
+        (("fs", "write"), fs.get("write")),
+        (("net", "http"), net.get("http")),
+        (("exec",), raw.get("exec")),
+        (("tools",), raw.get("tools")),
+        (("env",), raw.get("env")),
+    ]
+    for rel, entries in lists:
+        if not isinstance(entries, list):
+            continue
+        for i, entry in enumerate(entries):
+            at = (*base, *rel, i)
+            name = ".".join(str(k) for k in rel) + f"[{i}]"
+            if isinstance(entry, str) and "${{" in entry:
+                yield ctx.error(
+                    "NIKA-AUTH-007",
+                    f"permits bound {name} is {entry!r}: a bound must be a literal — an "
+                    "interpolated bound makes the boundary self-serve; write the exact "
+                    "value it must allow",
+                    at,
+                    bound=name,
+                )
+            elif isinstance(entry, str) and rel == ("net", "http"):
+                yield from _host_bound(ctx, entry, name, at)
+            elif isinstance(entry, str) and rel == ("env",):
+                yield from _env_bound(ctx, entry, name, at)
+
+
+def _host_bound(ctx: CheckContext, entry: str, name: str, at: KeyPath) -> Iterator[NikaError]:
+    if "*" in entry and entry != "*":
+        yield ctx.error(
+            "NIKA-AUTH-010",
+            f"permits {name} is {entry!r}: hosts are exact names — a wildcard delegates the "
+            "permit to whoever runs the zone; list each host you call (e.g. "
+            f"{entry.replace('*.', 'api.')!r}), or write the bare '*' as the explicit escape",
+            at,
+            bound=name,
+        )
+        return
+    host = canonical_host(entry)
+    if floor_blocked(host) and not is_loopback_literal(host):
+        yield ctx.error(
+            "NIKA-SEC-005",
+            f"permits {name} is {entry!r}, below the SSRF floor (private · link-local · "
+            "metadata · *.localhost): a dead grant no run can use; remove it (only an exact "
+            "loopback literal — localhost, 127.0.0.1, ::1 — is declassifiable)",
+            at,
+            bound=name,
+        )
+
+
+def _env_bound(ctx: CheckContext, entry: str, name: str, at: KeyPath) -> Iterator[NikaError]:
+    if entry in DANGEROUS_ENV_VARS:
+        yield ctx.error(
+            "NIKA-AUTH-009",
+            f"permits {name} is {entry!r}, on the dangerous-name floor (linker injection · "
+            "shell startup · interpreter and tool hooks): it is never passed to a child; "
+            "remove the entry, or set what the child needs in the task's own env: map",
+            at,
+            bound=name,
+        )
+    elif not _ENV_NAME.match(entry):
+        yield ctx.error(
+            "NIKA-AUTH-007",
+            f"permits {name} is {entry!r}: an env bound is an exact POSIX name "
+            "([A-Za-z_][A-Za-z0-9_]*, no globs); write the variable's exact name",
+            at,
+            bound=name,
+        )
+
+
+def _drift(ctx: CheckContext, permits: Permits, effects: Sequence[Effect]) -> Iterator[Finding]:
+    """`NIKA-DRIFT-001`: a declared entry nothing in the body uses. A dynamic consumer
+    poisons its category's used set, and the category stays silent (05 §DRIFT-001)."""
+    tasks = ctx.workflow.tasks.values()
+    agents = any(isinstance(t.body, AgentBody) for t in tasks)
+    execs = any(e.kind == "exec" for e in effects)
+    poisoned = {e.kind for e in effects if e.dynamic}
+    if execs:
+        poisoned |= {"fs.read", "fs.write", "net"}
+    if agents:
+        poisoned |= {"fs.read", "fs.write", "net", "tool"}
+    if any(e.kind == "exec" and e.target == "<shell>" for e in effects):
+        poisoned.add("exec")
+    used = {
+        kind: [e.target for e in effects if e.kind == kind]
+        for kind in ("fs.read", "fs.write", "net", "exec", "tool")
+    }
+    checks: list[tuple[str, tuple[str, ...] | None, KeyPath]] = [
+        ("fs.read", permits.fs_read, ("fs", "read")),
+        ("fs.write", permits.fs_write, ("fs", "write")),
+        ("net", permits.net_http, ("net", "http")),
+        ("exec", permits.exec if isinstance(permits.exec, tuple) else None, ("exec",)),
+        ("tool", permits.tools, ("tools",)),
+    ]
+    for kind, entries, rel in checks:
+        if entries is None or kind in poisoned:
+            continue
+        key = ".".join(str(k) for k in rel)
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, str) or "${{" in entry or entry.startswith("!"):
+                continue
+            if not any(_entry_admits(kind, entry, target) for target in used[kind]):
+                yield Hint(
+                    ctx.error(
+                        "NIKA-DRIFT-001",
+                        f"permits.{key}[{i}] {entry!r} is declared but nothing in "
+                        "the body uses it; remove it to keep the boundary tight",
+                        (*permits.path, *rel, i),
+                    )
+                )
+
+
+def _entry_admits(kind: str, entry: str, target: str) -> bool:
+    if kind in ("fs.read", "fs.write"):
+        try:
+            return PathGrant.compile([entry]).admits(target)
+        except NikaError:
+            return True
+    if kind == "net":
+        return entry == "*" or canonical_host(entry) == canonical_host(target)
+    if kind == "exec":
+        return entry == target
+    try:
+        return Whitelist.compile([entry]).allows(target)
+    except NikaError:
+        return True

@@ -1,0 +1,251 @@
+"""Rung: parent→child composition (`invoke: { workflow: }` · spec 14).
+
+Law 1 (static target · `NIKA-COMP-001`), law 7 (acyclic call graph · `NIKA-COMP-003`),
+law 2 (typed call · `NIKA-COMP-004`) and a first cut of laws 3/4 (the child's exec
+and effectful-tool reach must sit inside the parent's declared boundary ·
+`NIKA-COMP-002`). Children are read from disk relative to the declaring file's
+directory — the one place `check` opens a workflow other than its input.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from nika.check._builtin_contracts import EFFECTFUL
+from nika.check.context import CheckContext, Finding
+from nika.errors import NikaError
+from nika.syntax.globs import Whitelist
+from nika.syntax.loader import load_document
+from nika.syntax.model import ExecBody, InvokeBody, Permits, Task, Workflow, build_workflow
+from nika.syntax.subtype import is_subtype
+from nika.syntax.typefit import conforms
+from nika.syntax.types import MapOf, ObjectOf, TypeExpr, render
+
+_PINNED: Final = re.compile(
+    r"^registry:[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9_.-]*@[A-Za-z0-9][A-Za-z0-9._+-]*$"
+)
+_MAX_DEPTH: Final = 16
+
+
+@dataclass(frozen=True, slots=True)
+class _Child:
+    path: Path
+    workflow: Workflow
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    """Judge every `invoke: workflow:` task of the workflow."""
+    me = ctx.path.resolve() if ctx.path is not None else None
+    for task in ctx.workflow.tasks.values():
+        body = task.body
+        if not isinstance(body, InvokeBody) or body.workflow is None:
+            continue
+        at = (*task.path, "invoke", "workflow")
+        target = body.workflow
+        problem = _static_problem(target)
+        if problem is not None:
+            yield ctx.error("NIKA-COMP-001", f"task `{task.id}` calls {target!r}: {problem}", at)
+            continue
+        if target.startswith("registry:"):
+            continue  # a pinned registry child resolves through the lockfile, not the disk
+        file = (ctx.base_dir / target).resolve()
+        if me is not None and file == me:
+            yield ctx.error(
+                "NIKA-COMP-003",
+                f"task `{task.id}` launches its own workflow {target!r}; a self-launch is "
+                "a 1-cycle — "
+                "iterate with `for_each` or split the work",
+                at,
+            )
+            continue
+        child, why = _load(file)
+        if child is None:
+            yield ctx.error("NIKA-COMP-001", f"task `{task.id}` calls {target!r}, which {why}", at)
+            continue
+        cycle = _cycle(child, me, [file])
+        if cycle is not None:
+            yield ctx.error(
+                "NIKA-COMP-003",
+                f"task `{task.id}` closes a call cycle: {' → '.join(cycle)}; the static "
+                "call graph must be acyclic",
+                at,
+            )
+        yield from _typed_call(ctx, task, body, child)
+        yield from _containment(ctx, task, child)
+
+
+def _static_problem(target: str) -> str | None:
+    if "${{" in target:
+        return "a templated target cannot be resolved before the run; name the child file literally"
+    if target.startswith("registry:"):
+        if not _PINNED.match(target):
+            return "a registry reference must be pinned as `registry:owner/name@version`"
+        return None
+    if not target.strip():
+        return "an empty target; name the child workflow file"
+    return None
+
+
+def _load(file: Path) -> tuple[Workflow | None, str]:
+    try:
+        source = file.read_bytes()
+    except OSError as exc:
+        return None, f"does not resolve ({exc.strerror or 'unreadable'})"
+    try:
+        wf, errors = build_workflow(load_document(source, path=str(file)))
+    except NikaError as exc:
+        return None, f"is not a well-formed workflow ({exc.code}: {exc.detail})"
+    if wf is None or errors:
+        first = errors[0] if errors else None
+        return None, "is not a well-formed workflow" + (
+            f" ({first.code}: {first.detail})" if first else ""
+        )
+    return wf, ""
+
+
+def _cycle(child: Workflow, root: Path | None, trail: list[Path]) -> list[str] | None:
+    """A call path from `child` back to `root` (or into the trail), breadth-bounded by depth."""
+    if len(trail) > _MAX_DEPTH:
+        return None
+    base = trail[-1].parent
+    for task in child.tasks.values():
+        body = task.body
+        if (
+            not isinstance(body, InvokeBody)
+            or body.workflow is None
+            or _static_problem(body.workflow)
+        ):
+            continue
+        if body.workflow.startswith("registry:"):
+            continue
+        nxt = (base / body.workflow).resolve()
+        if nxt == root or nxt in trail:
+            return [p.name for p in [*trail, nxt]]
+        grandchild, _ = _load(nxt)
+        if grandchild is not None:
+            found = _cycle(grandchild, root, [*trail, nxt])
+            if found is not None:
+                return found
+    return None
+
+
+def _typed_call(
+    ctx: CheckContext, task: Task, body: InvokeBody, child: Workflow
+) -> Iterator[NikaError]:
+    at = (*task.path, "invoke")
+    target = body.workflow
+    for name, decl in child.inputs.items():
+        if decl.required and not decl.has_default and name not in body.args:
+            yield ctx.error(
+                "NIKA-COMP-004",
+                f"task `{task.id}` calls {target!r} without its required input `{name}`; "
+                f"add `args: {{ {name}: … }}`",
+                at,
+            )
+    for name, value in body.args.items():
+        target_input = child.inputs.get(name)
+        if target_input is None:
+            known = ", ".join(sorted(child.inputs)) or "none"
+            yield ctx.error(
+                "NIKA-COMP-004",
+                f"task `{task.id}` passes `{name}`, which {target!r} does not declare "
+                f"(its inputs: {known})",
+                (*at, "args", name),
+            )
+        elif _literal(value) and not conforms(value, target_input.type):
+            yield ctx.error(
+                "NIKA-COMP-004",
+                f"task `{task.id}` passes `{name}: {value!r}`, which does not fit the "
+                f"child's `{render(target_input.type)}`",
+                (*at, "args", name),
+            )
+    if task.returns is not None:
+        problem = _returns_problem(child, task.returns)
+        if problem is not None:
+            yield ctx.error(
+                "NIKA-COMP-004",
+                f"task `{task.id}` declares `returns: {render(task.returns)}`, but {problem}",
+                (*task.path, "returns"),
+            )
+
+
+def _literal(value: object) -> bool:
+    if isinstance(value, str):
+        return "${{" not in value
+    if isinstance(value, dict):
+        return all(_literal(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_literal(v) for v in value)
+    return True
+
+
+def _returns_problem(child: Workflow, want: TypeExpr) -> str | None:
+    outs = child.outputs
+    if isinstance(want, MapOf):
+        for name, decl in outs.items():
+            if decl.type is not None and not is_subtype(decl.type, want.value):
+                return f"the child's output `{name}` is `{render(decl.type)}`"
+        return None
+    if not isinstance(want, ObjectOf):
+        return "a child workflow returns its `outputs:` object"
+    for f in want.fields:
+        out = outs.get(f.name)
+        if out is None:
+            if not f.optional:
+                return f"the child declares no output `{f.name}`"
+            continue
+        if out.type is not None and not is_subtype(out.type, f.type):
+            return f"the child's output `{f.name}` is `{render(out.type)}`, not `{render(f.type)}`"
+    extra = sorted(set(outs) - {f.name for f in want.fields})
+    if extra and not want.additional:
+        return f"the child also returns {', '.join(extra)} (add them or `additional: true`)"
+    return None
+
+
+def _containment(ctx: CheckContext, task: Task, child: Workflow) -> Iterator[NikaError]:
+    parent = ctx.workflow.permits
+    for reach in _reaches(child):
+        if not _granted(parent, reach):
+            yield ctx.error(
+                "NIKA-COMP-002",
+                f"task `{task.id}` calls a child that needs {reach}, outside this "
+                "workflow's `permits:`; "
+                "a child never gains authority its parent lacks — grant it here or narrow "
+                "the child",
+                (*task.path, "invoke", "workflow"),
+            )
+
+
+def _reaches(child: Workflow) -> list[str]:
+    out: set[str] = set()
+    for t in child.tasks.values():
+        if isinstance(t.body, ExecBody):
+            prog = t.body.command[0] if t.body.command else None
+            out.add(
+                f"exec `{prog}`"
+                if isinstance(prog, str) and "${{" not in prog
+                else "exec (any program)"
+            )
+        elif isinstance(t.body, InvokeBody) and t.body.tool is not None:
+            tool = t.body.tool
+            if tool.startswith("mcp:") or tool in EFFECTFUL:
+                out.add(f"tool `{tool}`")
+    return sorted(out)
+
+
+def _granted(permits: Permits | None, reach: str) -> bool:
+    if permits is None:
+        return False
+    name = reach.split("`")[1] if "`" in reach else None
+    if reach.startswith("exec"):
+        if permits.exec is True:
+            return True
+        return isinstance(permits.exec, tuple) and name is not None and name in permits.exec
+    try:
+        return name is not None and Whitelist.compile(permits.tools or ()).allows(name)
+    except NikaError:
+        return False

@@ -1,0 +1,69 @@
+"""What every check rung reads, and what a rung may hand back.
+
+The rung convention: a rung is a module exposing
+
+    def run(ctx: CheckContext) -> Iterable[Finding]
+
+where a `Finding` is a `NikaError` (a refusal), a `Hint` (advisory, never fails
+validity) or a `Section` (a named verdict section such as `"plan"`). Rungs are pure:
+they read the model and, where the spec requires it, side files under `ctx.base_dir`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from nika.errors import Location, NikaError
+from nika.syntax.model import KeyPath, Workflow
+
+if TYPE_CHECKING:
+    from nika.syntax.loader import Document
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """An advisory finding (e.g. `NIKA-DRIFT-001`): reported, never a refusal."""
+
+    error: NikaError
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A named part of the verdict a rung contributes (`"plan"`, `"effects"`, …).
+
+    `value` must be JSON-ready (dicts, lists, strings, numbers, booleans, None).
+    Two sections with one name are merged key-wise when both are dicts.
+    """
+
+    name: str
+    value: Any
+
+
+Finding = NikaError | Hint | Section
+
+
+@dataclass(frozen=True, slots=True)
+class CheckContext:
+    """The loaded document, its built model and where it came from."""
+
+    document: Document
+    workflow: Workflow
+    path: Path | None
+    base_dir: Path
+
+    def locate(self, key_path: KeyPath) -> Location | None:
+        """The source position of a key path into the document, when known."""
+        return self.document.locate(key_path)
+
+    def error(self, code: str, detail: str, at: KeyPath, **details: Any) -> NikaError:
+        """A `NikaError` located at `at` — the one-liner rungs use to report."""
+        return NikaError(code, detail, details=details or None, location=self.locate(at))
+
+
+class Rung(Protocol):
+    """A check rung module, as seen by the ladder."""
+
+    def run(self, ctx: CheckContext) -> Iterable[Finding]: ...

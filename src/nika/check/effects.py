@@ -1,0 +1,268 @@
+"""Effect inference: what a workflow's body needs from the world (spec 10 §effect vocabulary).
+
+An `Effect` is one interaction a task requires — a filesystem read or write, an outbound
+host, a program, a tool, an environment name. The static checker infers them from the
+body; the runtime builds the same value from a resolved argument at dispatch; both hand
+it to the one judge (`nika.check.judge.PermitJudge`).
+
+Inference reads literals only. A `${{ }}` in a path, URL or program is never guessed: the
+effect is marked `dynamic` and carries the template as written. A shell string is opaque
+(its programs cannot be read off a leading token), so it is named by `SHELL`. Environment
+passthrough is never inferred (01 §permits: a subprocess's env reads are opaque); the
+`env` kind exists for the runtime's spawn-time judgement.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+from urllib.parse import urlsplit
+
+from nika.syntax.model import AgentBody, ExecBody, InvokeBody, KeyPath, Task, Workflow
+
+EffectKind = Literal["fs.read", "fs.write", "net", "exec", "tool", "env"]
+
+KINDS: Final[tuple[EffectKind, ...]] = ("fs.read", "fs.write", "net", "exec", "tool", "env")
+"""The closed kinds, in their canonical report order."""
+
+SHELL: Final = "<shell>"
+"""The `exec` target of a shell-string command: opaque, only `permits.exec: true` admits it."""
+
+BUILTIN_EFFECTS: Final[Mapping[str, tuple[str, ...]]] = {
+    "nika:chart": ("fs",),
+    "nika:edit": ("fs",),
+    "nika:fetch": ("net",),
+    "nika:glob": ("fs",),
+    "nika:grep": ("fs",),
+    "nika:image_fx": ("fs",),
+    "nika:image_generate": ("fs", "tools"),
+    "nika:notify": ("net",),
+    "nika:read": ("fs",),
+    "nika:tts_generate": ("fs", "tools"),
+    "nika:write": ("fs",),
+}
+"""The builtins whose catalog class is `external` and the categories they carry
+(canon/builtins.yaml). Every other `nika:` builtin is pure compute: no grant needed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One required interaction: `kind` on `target`, by `task` (None: workflow-level).
+
+    `dynamic` marks a target that carries a `${{ }}` template (the raw template is the
+    target: named, never guessed). `site` locates the argument and takes no part in
+    equality or order.
+    """
+
+    kind: EffectKind
+    target: str
+    task: str | None
+    dynamic: bool = False
+    site: KeyPath = field(default=(), compare=False)
+
+    @property
+    def label(self) -> str:
+        """A human spelling: `fs.read ./data/x.csv` · `exec git` · `net api.example.com`."""
+        return f"{self.kind} {self.target}" + (" (dynamic)" if self.dynamic else "")
+
+
+def needs_grant(tool: str) -> bool:
+    """Does invoking `tool` need a `permits.tools` entry? Pure-compute builtins do not
+    (01 §permits: `permits: {}` and an absent block are the same declaration)."""
+    return not tool.startswith("nika:") or tool in BUILTIN_EFFECTS
+
+
+def is_dynamic(value: Any) -> bool:
+    """True when `value` is not a plain literal string (a template, or not a string)."""
+    return not isinstance(value, str) or "${{" in value
+
+
+def url_host(url: str) -> str | None:
+    """The host of a literal URL as written (`None` when it has none)."""
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    return host or None
+
+
+def infer_effects(workflow: Workflow) -> tuple[Effect, ...]:
+    """Every effect the body requires, deduplicated, in deterministic order
+    (by task declaration order, then kind, then target)."""
+    out: list[Effect] = []
+    for task in workflow.tasks.values():
+        mine = sorted(set(task_effects(task)), key=lambda e: (KINDS.index(e.kind), e.target))
+        out.extend(mine)
+    return tuple(out)
+
+
+def task_effects(task: Task) -> Iterator[Effect]:
+    """The effects one task requires, from its verb and its literal arguments."""
+    body = task.body
+    base: KeyPath = (*task.path, task.verb)
+    if isinstance(body, ExecBody):
+        yield _exec_effect(task, body, base)
+    elif isinstance(body, InvokeBody) and body.tool is not None:
+        yield Effect("tool", body.tool, task.id, site=(*base, "tool"))
+        yield from _builtin_effects(task, body.tool, body.args, (*base, "args"))
+    elif isinstance(body, AgentBody):
+        for i, entry in enumerate(body.tools):
+            yield Effect("tool", entry, task.id, site=(*base, "tools", i))
+        for i, skill in enumerate(body.skills):
+            yield _path_effect("fs.read", skill, task, (*base, "skills", i))
+
+
+def _exec_effect(task: Task, body: ExecBody, base: KeyPath) -> Effect:
+    if body.command is None:
+        return Effect("exec", SHELL, task.id, site=(*base, "shell"))
+    program = body.command[0] if body.command else ""
+    site = (*base, "command", 0)
+    if is_dynamic(program):
+        return Effect("exec", str(program), task.id, dynamic=True, site=site)
+    return Effect("exec", str(program), task.id, site=site)
+
+
+def _builtin_effects(
+    task: Task, tool: str, args: Mapping[str, Any], at: KeyPath
+) -> Iterator[Effect]:
+    def arg(name: str) -> tuple[Any, KeyPath]:
+        return args.get(name), (*at, name)
+
+    if tool == "nika:read":
+        yield from _paths("fs.read", task, *arg("path"))
+    elif tool == "nika:write":
+        yield from _paths("fs.write", task, *arg("path"))
+    elif tool == "nika:edit":
+        yield from _paths("fs.read", task, *arg("path"))
+        yield from _paths("fs.write", task, *arg("path"))
+    elif tool == "nika:glob":
+        # The literal walk root is what is read: the pattern itself names it.
+        yield from _paths("fs.read", task, *arg("pattern"))
+    elif tool == "nika:grep":
+        value, site = arg("path")
+        root = "." if value is None else value
+        yield from _paths("fs.read", task, _recursive(root), site)
+    elif tool in ("nika:chart", "nika:image_fx"):
+        yield from _paths("fs.write", task, *arg("out"))
+        source, site = arg("input") if tool == "nika:image_fx" else _chart_source(args, at)
+        yield from _paths("fs.read", task, source, site)
+    elif tool in ("nika:image_generate", "nika:tts_generate"):
+        value, site = arg("output_dir")
+        yield from _paths("fs.write", task, _recursive(value), site)
+    elif tool == "nika:fetch":
+        yield from _urls(task, *arg("url"))
+        yield from _multipart_reads(task, args.get("multipart"), (*at, "multipart"))
+    elif tool == "nika:notify":
+        yield from _urls(task, *arg("target"))
+
+
+def _chart_source(args: Mapping[str, Any], at: KeyPath) -> tuple[Any, KeyPath]:
+    data = args.get("data")
+    if isinstance(data, Mapping):
+        return data.get("path"), (*at, "data", "path")
+    return None, (*at, "data")
+
+
+def _multipart_reads(task: Task, parts: Any, at: KeyPath) -> Iterator[Effect]:
+    if not isinstance(parts, list):
+        return
+    for i, part in enumerate(parts):
+        if isinstance(part, Mapping) and "path" in part:
+            yield from _paths("fs.read", task, part["path"], (*at, i, "path"))
+
+
+def _recursive(value: Any) -> Any:
+    """A directory walk root `d` reads `d/**` (the glob the grant must cover)."""
+    if not isinstance(value, str) or "${{" in value:
+        return value
+    root = value.rstrip("/") or "/"
+    return "**" if root in (".", "./") else posixpath.join(root, "**")
+
+
+def _paths(kind: EffectKind, task: Task, value: Any, site: KeyPath) -> Iterator[Effect]:
+    if value is None:
+        return
+    yield _path_effect(kind, value, task, site)
+
+
+def _path_effect(kind: EffectKind, value: Any, task: Task, site: KeyPath) -> Effect:
+    text = value if isinstance(value, str) else repr(value)
+    return Effect(kind, text, task.id, dynamic=is_dynamic(value), site=site)
+
+
+def _urls(task: Task, value: Any, site: KeyPath) -> Iterator[Effect]:
+    if value is None:
+        return
+    if is_dynamic(value):
+        text = value if isinstance(value, str) else repr(value)
+        host = _static_host(text)
+        # A template after the authority leaves the host literal: it is still known.
+        if host is not None:
+            yield Effect("net", host, task.id, site=site)
+        else:
+            yield Effect("net", text, task.id, dynamic=True, site=site)
+        return
+    literal = url_host(value)
+    yield Effect("net", literal or value, task.id, dynamic=literal is None, site=site)
+
+
+def _static_host(url: str) -> str | None:
+    """The host of a templated URL when the template sits after the authority."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or "${{" in scheme:
+        return None
+    authority = rest.split("/", 1)[0].split("?", 1)[0]
+    if "${{" in authority or not authority:
+        return None
+    return url_host(f"{scheme}://{authority}/")
+
+
+def needed_permits(effects: Iterable[Effect]) -> dict[str, Any]:
+    """The inferred `permits:` block for `effects` (literal targets only; `env` never).
+
+    A dynamic target cannot be pasted as a bound (`NIKA-AUTH-007`): it opens its
+    category with no entry (the static judge defers it, the run re-gates the resolved
+    value) and `dynamic_effects` names it. A shell string needs `exec: true`, the only
+    grant that admits an opaque command.
+    """
+    reads: set[str] = set()
+    writes: set[str] = set()
+    hosts: set[str] = set()
+    programs: set[str] = set()
+    tools: set[str] = set()
+    shell = False
+    opened: set[str] = set()
+    for e in effects:
+        if e.dynamic:
+            opened.add(e.kind)
+        elif e.kind == "fs.read":
+            reads.add(e.target)
+        elif e.kind == "fs.write":
+            writes.add(e.target)
+        elif e.kind == "net":
+            hosts.add(e.target.lower().rstrip("."))
+        elif e.kind == "exec":
+            shell = shell or e.target == SHELL
+            programs.add(e.target)
+        elif e.kind == "tool" and needs_grant(e.target):
+            tools.add(e.target)
+    block: dict[str, Any] = {}
+    fs = {k: sorted(v) for k, v in (("read", reads), ("write", writes)) if v or f"fs.{k}" in opened}
+    if fs:
+        block["fs"] = fs
+    if hosts or "net" in opened:
+        block["net"] = {"http": sorted(hosts)}
+    if shell:
+        block["exec"] = True
+    elif programs or "exec" in opened:
+        block["exec"] = sorted(programs)
+    if tools:
+        block["tools"] = sorted(tools)
+    return block
+
+
+def dynamic_effects(effects: Iterable[Effect]) -> tuple[Effect, ...]:
+    """The effects whose target is only known at run time (re-gated at dispatch)."""
+    return tuple(e for e in effects if e.dynamic)

@@ -1,0 +1,34 @@
+"""Human rendering of a `Verdict` (the JSON rendering is `Verdict.to_json`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from nika.check._certificate_text import certificate_lines
+from nika.check.verdict import Verdict
+from nika.errors import NikaError
+
+
+def _line(name: str, e: NikaError) -> str:
+    loc = f":{e.location.line}:{e.location.column}" if e.location else ""
+    return f"{name}{loc} {e.code} {e.category} — {e.detail}"
+
+
+def render_human(verdict: Verdict, name: str) -> str:
+    """`ok` or one line per finding (`path:line:col CODE category — detail`), hints, then "
+    "the plan and the certificate."""
+    lines: list[str] = []
+    if verdict.valid:
+        lines.append(f"ok {name}")
+    else:
+        lines.extend(_line(name, e) for e in verdict.errors)
+        n = len(verdict.errors)
+        lines.append(f"refused {name}: {n} finding{'s' if n != 1 else ''}")
+    lines.extend("hint " + _line(name, h) for h in verdict.hints)
+    if verdict.valid and verdict.waves:
+        lines.append("plan:")
+        lines.extend(f"  wave {i}: {', '.join(wave)}" for i, wave in enumerate(verdict.waves, 1))
+    certificate = verdict.sections.get("certificate")
+    if verdict.valid and isinstance(certificate, Mapping):
+        lines.extend(certificate_lines(certificate))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,105 @@
+"""Rung: `agent.skills:` paths resolve to valid Agent Skills (spec 02 §Agent Skills).
+
+A templated or globbed path can never resolve (`NIKA-AGENT-003`). A path is opened
+only when the declared `permits.fs.read` boundary admits it — the boundary itself
+(`NIKA-AUTH-006` absent · `NIKA-SEC-004` outside) is the authority rung's verdict,
+so an ungranted path is skipped here, never read. An admitted path must exist
+(`NIKA-AGENT-003`) and open with a YAML frontmatter carrying a non-empty `name`
+and `description` (`NIKA-AGENT-004`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from nika.check.context import CheckContext, Finding
+from nika.errors import NikaError
+from nika.syntax.globs import Whitelist
+from nika.syntax.model import AgentBody
+
+_GLOB_CHARS = frozenset("*?[")
+_MAX_SKILL_BYTES = 1 << 20
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    """Judge every skill path of every `agent:` task."""
+    admitted = _read_boundary(ctx)
+    for task in ctx.workflow.tasks.values():
+        if not isinstance(task.body, AgentBody):
+            continue
+        for i, raw in enumerate(task.body.skills):
+            at = (*task.path, "agent", "skills", i)
+            if "${{" in raw or _GLOB_CHARS & set(raw):
+                yield ctx.error(
+                    "NIKA-AGENT-003",
+                    f"skill path {raw!r} of task `{task.id}` is not a static path (a "
+                    "template or a glob can "
+                    "never resolve at compose time); write the explicit SKILL.md path",
+                    at,
+                )
+                continue
+            if admitted is None or not admitted.allows(_normal(raw)):
+                continue
+            problem = _skill_problem(ctx.base_dir / raw)
+            if problem is not None:
+                code, why = problem
+                yield ctx.error(code, f"skill {raw!r} of task `{task.id}` {why}", at)
+
+
+def _normal(path: str) -> str:
+    norm = posixpath.normpath(path)
+    return norm[2:] if norm.startswith("./") else norm
+
+
+def _read_boundary(ctx: CheckContext) -> Whitelist | None:
+    permits = ctx.workflow.permits
+    if permits is None or not permits.fs_read:
+        return None
+    try:
+        return Whitelist.compile_paths(permits.fs_read)
+    except NikaError:
+        return None  # a malformed grant is the authority rung's finding
+
+
+def _skill_problem(file: Path) -> tuple[str, str] | None:
+    try:
+        data = file.read_bytes()[:_MAX_SKILL_BYTES]
+    except OSError as exc:
+        return (
+            "NIKA-AGENT-003",
+            f"does not resolve ({exc.strerror or 'unreadable'}); fix the path or add the file",
+        )
+    text = data.decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return (
+            "NIKA-AGENT-004",
+            "is not an Agent Skill: it must open with a `---` YAML frontmatter fence",
+        )
+    try:
+        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == "---")
+    except StopIteration:
+        return (
+            "NIKA-AGENT-004",
+            "is not an Agent Skill: its frontmatter is never closed by a `---` line",
+        )
+    try:
+        front: Any = YAML(typ="safe", pure=True).load("\n".join(lines[1:end]))
+    except YAMLError:
+        return "NIKA-AGENT-004", "is not an Agent Skill: its frontmatter is not valid YAML"
+    if not isinstance(front, dict):
+        return "NIKA-AGENT-004", "is not an Agent Skill: its frontmatter is not a mapping"
+    for key in ("name", "description"):
+        value = front.get(key)
+        if not isinstance(value, str) or not value.strip():
+            return (
+                "NIKA-AGENT-004",
+                f"is not an Agent Skill: its frontmatter lacks a non-empty `{key}:`",
+            )
+    return None

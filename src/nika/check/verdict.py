@@ -1,0 +1,89 @@
+"""The verdict of `nika check`: validity, findings, the plan and rung sections."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from nika.errors import NikaError
+
+ADVISORY_CODES: Final = frozenset({"NIKA-DRIFT-001"})
+"""Codes that are hints by nature, whichever rung reports them."""
+
+
+def _key(e: NikaError) -> tuple[int, int, str, str]:
+    loc = e.location
+    return (loc.line if loc else 0, loc.column if loc else 0, e.code, e.detail)
+
+
+def sort_findings(errors: Iterable[NikaError]) -> tuple[NikaError, ...]:
+    """Deterministic order (line, column, code, detail), exact duplicates dropped."""
+    seen: set[tuple[int, int, str, str]] = set()
+    out: list[NikaError] = []
+    for e in sorted(errors, key=_key):
+        k = _key(e)
+        if k not in seen:
+            seen.add(k)
+            out.append(e)
+    return tuple(out)
+
+
+def _wire(e: NikaError) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "code": e.code,
+        "namespace": e.namespace,
+        "category": e.category,
+        "transient": e.transient,
+        "detail": e.detail,
+        "line": e.location.line if e.location else None,
+        "column": e.location.column if e.location else None,
+    }
+    if e.details:
+        out["details"] = dict(e.details)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What `check()` returns: never raised, always one of these.
+
+    `valid` is true iff `errors` is empty; `hints` never affect it. `sections` holds
+    what rungs contributed; `"plan"` carries the topological waves.
+    """
+
+    errors: tuple[NikaError, ...] = ()
+    hints: tuple[NikaError, ...] = ()
+    sections: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    @property
+    def waves(self) -> tuple[tuple[str, ...], ...]:
+        """Topological waves of task ids, when the DAG rung computed them."""
+        plan = self.sections.get("plan")
+        raw = plan.get("waves", []) if isinstance(plan, Mapping) else []
+        return tuple(tuple(str(t) for t in wave) for wave in raw)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire shape of `nika check --json`."""
+        out: dict[str, Any] = {name: value for name, value in self.sections.items()}
+        out["valid"] = self.valid
+        out["errors"] = [_wire(e) for e in self.errors]
+        out["hints"] = [_wire(e) for e in self.hints]
+        out["plan"] = {**(self.sections.get("plan") or {}), "waves": [list(w) for w in self.waves]}
+        return out
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys, no insignificant whitespace)."""
+        return json.dumps(
+            self.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+        )
+
+
+def refused(errors: Iterable[NikaError]) -> Verdict:
+    """A verdict for a document that never reached the rungs."""
+    return Verdict(errors=sort_findings(errors))

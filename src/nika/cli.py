@@ -1,0 +1,226 @@
+"""The `nika` command: a thin shell over the library.
+
+Exit codes: 0 clean · 1 findings or failure · 2 usage. Each subcommand registers
+itself from one `_add_<name>` function listed in `_SUBCOMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NoReturn
+
+from nika import __version__
+
+if TYPE_CHECKING:
+    from nika.runtime.launch import SinkFactory
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error returns through `main` instead of calling `sys.exit`."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        raise _UsageError(f"{self.prog}: error: {message}")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _read_source(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read()
+    with open(name, "rb") as handle:
+        return handle.read()
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from nika.check import check
+    from nika.check.render import render_human
+
+    try:
+        source = _read_source(args.file)
+    except OSError as exc:
+        print(f"nika check: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.infer_permits:
+        return _infer_permits(source, args.file)
+    verdict = check(source, path=None if args.file == "-" else args.file)
+    if args.json:
+        sys.stdout.write(verdict.to_json() + "\n")
+    else:
+        sys.stdout.write(render_human(verdict, "<stdin>" if args.file == "-" else args.file))
+    return EXIT_OK if verdict.valid else EXIT_FINDINGS
+
+
+def _add_check(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("check", help="statically check a workflow (never executes anything)")
+    p.add_argument("file", metavar="FILE", help="the workflow file, or - for stdin")
+    p.add_argument("--json", action="store_true", help="print the verdict as canonical JSON")
+    p.add_argument(
+        "--infer-permits",
+        action="store_true",
+        help="print the permits: block the body needs, as YAML ready to paste",
+    )
+    p.set_defaults(handler=_run_check)
+
+
+def _infer_permits(source: bytes, file: str) -> int:
+    from nika.check.authority import infer_permits
+    from nika.check.render import render_human
+    from nika.check.verdict import refused
+    from nika.errors import NikaError
+    from nika.syntax.loader import load_document
+    from nika.syntax.model import build_workflow
+
+    try:
+        workflow, errors = build_workflow(load_document(source, path=file))
+    except NikaError as exc:
+        workflow, errors = None, [exc]
+    if workflow is None or errors:
+        sys.stdout.write(render_human(refused(errors), file))
+        return EXIT_FINDINGS
+    sys.stdout.write(infer_permits(workflow)[1])
+    return EXIT_OK
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nika.runtime.launch import RunOptions, Streams, run_command
+
+    if args.concurrency < 1:
+        print("nika run: --concurrency must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    options = RunOptions(
+        file=Path(args.file),
+        vars=tuple(args.var),
+        model=args.model,
+        json=args.json,
+        report=Path(args.report) if args.report else None,
+        concurrency=args.concurrency,
+        mcp_config=Path(args.mcp_config) if args.mcp_config else None,
+    )
+    return run_command(options, Streams(out=sys.stdout, err=sys.stderr), extra_sinks=_otel_sinks())
+
+
+def _otel_sinks() -> tuple[SinkFactory, ...]:
+    """With the `otel` extra installed, every run also reports through the OpenTelemetry API
+    (a no-op until the embedder configures an SDK); NIKA_OTEL_SPAN_EVENTS=1 mirrors the agent
+    decision events as span events."""
+    import os
+
+    from nika.telemetry import otel_available
+
+    if not otel_available():
+        return ()
+    from nika.telemetry.otel_sink import OtelSink
+
+    mirror = os.environ.get("NIKA_OTEL_SPAN_EVENTS", "") not in ("", "0")
+    return (lambda journal: OtelSink(frames=journal, mirror_span_events=mirror),)
+
+
+def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("run", help="check, then execute a workflow")
+    p.add_argument("file", metavar="FILE", help="the workflow file")
+    p.add_argument(
+        "--var",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="supply an input (repeatable; JSON when it parses, else a string)",
+    )
+    p.add_argument("--model", help="the default model for tasks that name none (provider/name)")
+    p.add_argument("--json", action="store_true", help="stream run events as NDJSON on stdout")
+    p.add_argument("--report", metavar="PATH", help="write the run report (JSON) to PATH")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=8,
+        metavar="N",
+        help="how many verbs may run at once (default 8)",
+    )
+    p.add_argument("--mcp-config", metavar="PATH", help="the MCP server registry to use")
+    p.set_defaults(handler=_run_run)
+
+
+def _run_trace(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from nika.runtime.trace import read_frames, verify
+
+    try:
+        with open(args.file, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        print(f"nika trace: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    verdict = verify(data, head=args.head)
+    if args.action == "verify":
+        print(verdict.render())
+    else:
+        from nika.runtime.trace_show import render
+
+        render(read_frames(data), verdict, str(Path(args.file)), Console(highlight=False))
+    return EXIT_OK if verdict.status == "ok" else EXIT_FINDINGS
+
+
+def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("trace", help="read a run journal (.nika/traces/*.ndjson)")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    verify = actions.add_parser("verify", help="walk the hash chain: OK · FORGED · incomplete")
+    show = actions.add_parser("show", help="render the run as a readable timeline")
+    for action in (verify, show):
+        action.add_argument("file", metavar="FILE", help="the journal file")
+        action.add_argument(
+            "--head", metavar="HEX", help="the head printed at run end: binds the last line too"
+        )
+        action.set_defaults(handler=_run_trace)
+
+
+_SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction[_Parser]], None], ...] = (
+    _add_check,
+    _add_run,
+    _add_trace,
+)
+
+
+def build_parser() -> _Parser:
+    """The argument parser with every registered subcommand."""
+    parser = _Parser(prog="nika", description="Nika v1 workflow engine")
+    parser.add_argument("--version", action="version", version=f"nika {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for add in _SUBCOMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help / --version exit through argparse
+        return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_OK
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_usage(sys.stderr)
+        return EXIT_USAGE
+    return handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,302 @@
+"""Build the four verb bodies (spec 02): required fields, closed field sets, value shapes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from nika.syntax._shape import KeyPath, Shape, show
+from nika.syntax.model import AgentBody, Body, ExecBody, InferBody, InvokeBody, TaskId, Verb
+
+INFER_FIELDS: Final = (
+    "prompt",
+    "system",
+    "model",
+    "temperature",
+    "max_tokens",
+    "schema",
+    "thinking",
+    "vision",
+)
+EXEC_FIELDS: Final = ("command", "shell", "cwd", "env", "stdin", "capture", "decode")
+INVOKE_FIELDS: Final = ("tool", "args", "workflow")
+AGENT_FIELDS: Final = (
+    "prompt",
+    "system",
+    "model",
+    "tools",
+    "skills",
+    "max_turns",
+    "max_tokens_total",
+    "temperature",
+    "schema",
+)
+CAPTURES: Final = ("stdout", "stderr", "combined", "structured")
+DECODES: Final = ("text", "json", "jsonl", "bytes")
+_NIKA_TOOL: Final = re.compile(r"^nika:[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)*$")
+_MCP_TOOL: Final = re.compile(r"^mcp:[a-z][a-z0-9-]*/[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$")
+
+
+def build_body(shape: Shape, verb: Verb, raw: Any, at: KeyPath, tid: TaskId) -> Body | None:
+    """The verb body of task `tid`, or None when it is refused."""
+    if not shape.mapping(raw, at, f"`{verb}:` of task `{tid}`"):
+        return None
+    before = len(shape.errors)
+    body: Body | None
+    if verb == "infer":
+        body = _infer(shape, raw, at, tid)
+    elif verb == "exec":
+        body = _exec(shape, raw, at, tid)
+    elif verb == "invoke":
+        body = _invoke(shape, raw, at, tid)
+    else:
+        body = _agent(shape, raw, at, tid)
+    return body if len(shape.errors) == before else None
+
+
+def _require(
+    shape: Shape, raw: Mapping[str, Any], key: str, at: KeyPath, what: str, example: str
+) -> bool:
+    if key in raw:
+        return True
+    shape.report(
+        "NIKA-PARSE-018",
+        f"{what} is missing its required `{key}:`; add e.g. `{key}: {example}`",
+        at,
+    )
+    return False
+
+
+def _prompt(shape: Shape, raw: Mapping[str, Any], at: KeyPath, what: str) -> Any:
+    if _require(shape, raw, "prompt", at, what, '"…"'):
+        shape.string(raw["prompt"], (*at, "prompt"), f"`prompt:` of {what}")
+    if "system" in raw:
+        shape.string(raw["system"], (*at, "system"), f"`system:` of {what}")
+    return raw.get("prompt")
+
+
+def _model(shape: Shape, raw: Mapping[str, Any], at: KeyPath, what: str) -> str | None:
+    if "model" not in raw:
+        return None
+    return shape.string(
+        raw["model"], (*at, "model"), f"`model:` of {what} (a `<provider>/<name>` string)"
+    )
+
+
+def _schema(
+    shape: Shape, raw: Mapping[str, Any], at: KeyPath, what: str
+) -> Mapping[str, Any] | None:
+    if "schema" not in raw:
+        return None
+    value = raw["schema"]
+    return (
+        value
+        if shape.mapping(value, (*at, "schema"), f"`schema:` of {what} (a JSON Schema object)")
+        else None
+    )
+
+
+def _infer(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> InferBody:
+    what = f"`infer:` of task `{tid}`"
+    shape.closed(raw, INFER_FIELDS, at, what)
+    prompt = _prompt(shape, raw, at, what)
+    thinking = raw.get("thinking")
+    if thinking is not None and shape.mapping(thinking, (*at, "thinking"), "`infer.thinking`"):
+        shape.closed(thinking, ("enabled", "budget_tokens"), (*at, "thinking"), "`infer.thinking`")
+    vision = raw.get("vision", [])
+    if not isinstance(vision, list) or not all(isinstance(v, Mapping) for v in vision):
+        shape.report(
+            "NIKA-PARSE-019",
+            f"`infer.vision` is a list of `{{ source, path|url }}` maps, got {show(vision)}",
+            (*at, "vision"),
+        )
+        vision = []
+    return InferBody(
+        prompt=prompt,
+        system=raw.get("system"),
+        model=_model(shape, raw, at, what),
+        temperature=raw.get("temperature"),
+        max_tokens=raw.get("max_tokens"),
+        schema=_schema(shape, raw, at, what),
+        thinking=thinking if isinstance(thinking, Mapping) else None,
+        vision=tuple(vision),
+    )
+
+
+def _exec(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> ExecBody | None:
+    what = f"`exec:` of task `{tid}`"
+    shape.closed(raw, EXEC_FIELDS, at, what)
+    has_cmd, has_shell = "command" in raw, "shell" in raw
+    if has_cmd and has_shell:
+        shape.report(
+            "NIKA-PARSE-019",
+            f"{what} declares both `command:` and `shell:`; keep exactly one — argv "
+            "`command: [prog, arg]` "
+            '(no shell) or one `shell: "…"` line',
+            at,
+        )
+        return None
+    if not has_cmd and not has_shell:
+        shape.report(
+            "NIKA-PARSE-018", f'{what} needs `command: ["prog", "arg"]` (argv) or `shell: "…"`', at
+        )
+        return None
+    command: tuple[Any, ...] | None = None
+    shell: str | None = None
+    if has_cmd:
+        value = raw["command"]
+        if isinstance(value, str):
+            shape.report(
+                "NIKA-PARSE-019",
+                f"`command:` of task `{tid}` is a string ({show(value)}); "
+                'a shell line is `shell: "…"`, '
+                'argv is a list `command: ["prog", "arg"]`',
+                (*at, "command"),
+            )
+        elif (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(a, (str, int, float)) for a in value)
+        ):
+            shape.report(
+                "NIKA-PARSE-019",
+                f"`command:` must be a non-empty argv list of strings, got {show(value)}",
+                (*at, "command"),
+            )
+        else:
+            command = tuple(value)
+    else:
+        value = raw["shell"]
+        if not isinstance(value, str) or not value.strip():
+            shape.report(
+                "NIKA-PARSE-019",
+                f"`shell:` must be a non-empty command line, got {show(value)}",
+                (*at, "shell"),
+            )
+        else:
+            shell = value
+    env = raw.get("env", {})
+    if not isinstance(env, Mapping):
+        shape.report(
+            "NIKA-PARSE-019", f"`exec.env` is a map NAME → value, got {show(env)}", (*at, "env")
+        )
+        env = {}
+    capture = raw.get("capture", "stdout")
+    if capture not in CAPTURES:
+        shape.report(
+            "NIKA-PARSE-019",
+            f"`capture:` {show(capture)} is not one of {', '.join(CAPTURES)}",
+            (*at, "capture"),
+        )
+        capture = "stdout"
+    decode = raw.get("decode")
+    if decode is not None and decode not in DECODES:
+        shape.report(
+            "NIKA-PARSE-019",
+            f"`decode:` {show(decode)} is not one of {', '.join(DECODES)}",
+            (*at, "decode"),
+        )
+        decode = None
+    if decode is not None and capture == "structured":
+        shape.report(
+            "NIKA-PARSE-025",
+            f"task `{tid}` declares `decode: {decode}` with `capture: structured`, which "
+            "already is an object "
+            "{stdout, stderr, exit_code}; drop `decode:` and type the object with `returns:`",
+            (*at, "decode"),
+        )
+    if command is None and shell is None:
+        return None
+    return ExecBody(command, shell, raw.get("cwd"), dict(env), raw.get("stdin"), capture, decode)
+
+
+def _invoke(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> InvokeBody | None:
+    what = f"`invoke:` of task `{tid}`"
+    shape.closed(raw, INVOKE_FIELDS, at, what)
+    has_tool, has_wf = "tool" in raw, "workflow" in raw
+    if has_tool and has_wf:
+        shape.report(
+            "NIKA-PARSE-019",
+            f"{what} names both `tool:` and `workflow:`; an invoke calls exactly one",
+            at,
+        )
+        return None
+    if not has_tool and not has_wf:
+        shape.report(
+            "NIKA-PARSE-018",
+            f"{what} is missing its required `tool:`; add e.g. `tool: nika:read` (or "
+            "`workflow: ./child.nika.yaml`)",
+            at,
+        )
+        return None
+    args = raw.get("args", {})
+    if args is None:
+        args = {}
+    if not isinstance(args, Mapping):
+        shape.report(
+            "NIKA-PARSE-019",
+            f"`args:` of task `{tid}` must be a map of argument → value, got {show(args)}",
+            (*at, "args"),
+        )
+        return None
+    if has_wf:
+        target = shape.string(
+            raw["workflow"], (*at, "workflow"), f"`workflow:` of task `{tid}` (a path)"
+        )
+        return InvokeBody(workflow=target, args=dict(args)) if target is not None else None
+    tool = shape.string(raw["tool"], (*at, "tool"), f"`tool:` of task `{tid}`")
+    if tool is None or not _tool_ref_ok(shape, tool, (*at, "tool")):
+        return None
+    return InvokeBody(tool=tool, args=dict(args))
+
+
+def _tool_ref_ok(shape: Shape, tool: str, at: KeyPath) -> bool:
+    if _NIKA_TOOL.match(tool) or _MCP_TOOL.match(tool):
+        return True
+    if tool.startswith("mcp:") and "/" not in tool:
+        detail = f"tool {tool!r} names an MCP server without a tool; write `mcp:<server>/<tool>`"
+    elif tool.startswith(("nika:", "mcp:")):
+        detail = (
+            f"tool {tool!r} is malformed; builtins are `nika:<name>`, MCP tools "
+            "`mcp:<server>/<tool>`"
+        )
+    else:
+        detail = (
+            f"tool {tool!r} is outside the closed namespace set; a tool id is "
+            "`nika:<name>` (builtin) "
+            "or `mcp:<server>/<tool>` (an MCP server's tool)"
+        )
+    shape.report("NIKA-PARSE-019", detail, at)
+    return False
+
+
+def _agent(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> AgentBody:
+    what = f"`agent:` of task `{tid}`"
+    shape.closed(raw, AGENT_FIELDS, at, what)
+    prompt = _prompt(shape, raw, at, what)
+    tools = (
+        shape.strings(raw["tools"], (*at, "tools"), "`agent.tools` (a whitelist of tool globs)")
+        if "tools" in raw
+        else ()
+    )
+    skills = (
+        shape.strings(raw["skills"], (*at, "skills"), "`agent.skills` (SKILL.md paths)")
+        if "skills" in raw
+        else ()
+    )
+    for key in ("max_turns", "max_tokens_total"):
+        value = raw.get(key)
+        if value is not None and not isinstance(value, str):
+            shape.integer(value, (*at, key), f"`agent.{key}`", "NIKA-PARSE-019", 1)
+    return AgentBody(
+        prompt=prompt,
+        system=raw.get("system"),
+        model=_model(shape, raw, at, what),
+        tools=tools or (),
+        skills=skills or (),
+        max_turns=raw.get("max_turns"),
+        max_tokens_total=raw.get("max_tokens_total"),
+        temperature=raw.get("temperature"),
+        schema=_schema(shape, raw, at, what),
+    )

@@ -1,0 +1,122 @@
+"""A findings collector for the model builders: locate, report, and small shape probes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from nika.errors import NikaError
+
+if TYPE_CHECKING:
+    from nika.syntax.loader import Document
+
+KeyPath = tuple[str | int, ...]
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A short, quoted rendering of an offending value for a diagnostic."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def where(path: KeyPath) -> str:
+    """`tasks.fetch.retry` — a key path as a reader writes it."""
+    return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in path).replace(".[", "[")
+
+
+class Shape:
+    """Collects located findings while a builder walks the document."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.errors: list[NikaError] = []
+
+    def report(self, code: str, detail: str, path: KeyPath) -> None:
+        """Append one finding located at `path` (or its nearest located ancestor)."""
+        location = None
+        probe = path
+        while location is None:
+            location = self.doc.locate(probe)
+            if not probe:
+                break
+            probe = probe[:-1]
+        self.errors.append(NikaError(code, detail, location=location))
+
+    def mapping(self, value: Any, path: KeyPath, what: str, code: str = "NIKA-PARSE-019") -> bool:
+        """Whether `value` is a mapping; reports `code` when it is not."""
+        if isinstance(value, Mapping):
+            return True
+        self.report(code, f"{what} must be a mapping, got {show(value)}", path)
+        return False
+
+    def closed(
+        self,
+        value: Mapping[str, Any],
+        allowed: Iterable[str],
+        path: KeyPath,
+        what: str,
+        dead: Mapping[str, tuple[str, str]] | None = None,
+    ) -> bool:
+        """Refuse keys outside `allowed` (`NIKA-PARSE-005`, or a dead form's own code).
+
+        `dead` maps a retired spelling to `(code, teaching)`. Returns True when clean.
+        """
+        allowed = frozenset(allowed)
+        clean = True
+        for key in value:
+            if key in allowed:
+                continue
+            clean = False
+            if dead and key in dead:
+                code, teaching = dead[key]
+                self.report(code, f"`{key}:` is not accepted in {what}; {teaching}", (*path, key))
+            else:
+                self.report(
+                    "NIKA-PARSE-005",
+                    f"unknown field `{key}` in {what}; the accepted fields are "
+                    f"{', '.join(sorted(allowed))} "
+                    "(remove or rename it)",
+                    (*path, key),
+                )
+        return clean
+
+    def string(
+        self, value: Any, path: KeyPath, what: str, code: str = "NIKA-PARSE-019"
+    ) -> str | None:
+        """`value` when it is a string, else report and return None."""
+        if isinstance(value, str):
+            return value
+        self.report(code, f"{what} must be a string, got {show(value)}", path)
+        return None
+
+    def strings(
+        self, value: Any, path: KeyPath, what: str, code: str = "NIKA-PARSE-019"
+    ) -> tuple[str, ...] | None:
+        """A list of strings as a tuple, else report and return None."""
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        self.report(code, f"{what} must be a list of strings, got {show(value)}", path)
+        return None
+
+    def integer(
+        self, value: Any, path: KeyPath, what: str, code: str, minimum: int | None = None
+    ) -> int | None:
+        """An integer (not a bool) at or above `minimum`, else report and return None."""
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and (minimum is None or value >= minimum)
+        ):
+            return value
+        bound = f" ≥ {minimum}" if minimum is not None else ""
+        self.report(code, f"{what} must be an integer{bound}, got {show(value)}", path)
+        return None
+
+    def boolean(
+        self, value: Any, path: KeyPath, what: str, code: str = "NIKA-PARSE-019"
+    ) -> bool | None:
+        """A YAML boolean, else report and return None."""
+        if isinstance(value, bool):
+            return value
+        self.report(code, f"{what} must be true or false, got {show(value)}", path)
+        return None

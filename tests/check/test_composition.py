@@ -1,0 +1,93 @@
+"""Rung `nika.check.composition`: static target, acyclic calls, typed call, containment."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from nika.check import composition
+from nika.check.context import CheckContext
+from nika.errors import NikaError
+from nika.syntax.loader import load_document
+from nika.syntax.model import build_workflow
+
+CHILD = """
+nika: child
+permits: { exec: ["echo"] }
+inputs:
+  url: { type: string, required: true }
+tasks:
+  fetch:
+    exec: { command: ["echo", "${{ inputs.url }}"] }
+outputs:
+  report: { value: "${{ tasks.fetch.output }}", type: string }
+"""
+
+
+def codes(tmp_path: Path, parent: str, child: str = CHILD) -> list[str]:
+    (tmp_path / "child.nika.yaml").write_text(textwrap.dedent(child))
+    me = tmp_path / "parent.nika.yaml"
+    me.write_text(textwrap.dedent(parent))
+    doc = load_document(me.read_text(), path=str(me))
+    wf, errors = build_workflow(doc)
+    assert wf is not None and not errors
+    ctx = CheckContext(doc, wf, me, tmp_path)
+    return sorted(f.code for f in composition.run(ctx) if isinstance(f, NikaError))
+
+
+def parent(call: str, permits: str = 'permits: { exec: ["echo"] }') -> str:
+    return f"nika: p\n{permits}\ntasks:\n  call:\n    {call}\n"
+
+
+def test_valid_composition(tmp_path: Path) -> None:
+    call = (
+        "invoke: { workflow: ./child.nika.yaml, args: { url: 'https://e.com' } }\n"
+        "    returns: { object: { report: string } }"
+    )
+    assert codes(tmp_path, parent(call)) == []
+
+
+def test_static_target(tmp_path: Path) -> None:
+    assert codes(tmp_path, parent("invoke: { workflow: './c-${{ const.w }}.nika.yaml' }")) == [
+        "NIKA-COMP-001"
+    ]
+    assert codes(tmp_path, parent("invoke: { workflow: 'registry:acme/audit' }")) == [
+        "NIKA-COMP-001"
+    ]
+    assert codes(tmp_path, parent("invoke: { workflow: 'registry:acme/audit@1.2.0' }")) == []
+    assert codes(tmp_path, parent("invoke: { workflow: ./missing.nika.yaml }")) == ["NIKA-COMP-001"]
+    assert codes(
+        tmp_path, parent("invoke: { workflow: ./child.nika.yaml }"), child="nika: Bad\n"
+    ) == ["NIKA-COMP-001"]
+
+
+def test_self_launch_and_cycles(tmp_path: Path) -> None:
+    assert codes(tmp_path, parent("invoke: { workflow: ./parent.nika.yaml }")) == ["NIKA-COMP-003"]
+    back = "nika: c\ntasks:\n  back:\n    invoke: { workflow: ./parent.nika.yaml }\n"
+    found = codes(tmp_path, parent("invoke: { workflow: ./child.nika.yaml }"), child=back)
+    assert "NIKA-COMP-003" in found
+
+
+def test_typed_call(tmp_path: Path) -> None:
+    assert codes(tmp_path, parent("invoke: { workflow: ./child.nika.yaml }")) == ["NIKA-COMP-004"]
+    assert codes(
+        tmp_path, parent("invoke: { workflow: ./child.nika.yaml, args: { url: 42 } }")
+    ) == ["NIKA-COMP-004"]
+    extra = "invoke: { workflow: ./child.nika.yaml, args: { url: x, depth: 2 } }"
+    assert codes(tmp_path, parent(extra)) == ["NIKA-COMP-004"]
+    wrong = (
+        "invoke: { workflow: ./child.nika.yaml, args: { url: x } }\n"
+        "    returns: { object: { score: integer } }"
+    )
+    assert codes(tmp_path, parent(wrong)) == ["NIKA-COMP-004"]
+    templated = "invoke: { workflow: ./child.nika.yaml, args: { url: '${{ inputs.u }}' } }"
+    assert codes(tmp_path, parent(templated)) == []
+
+
+def test_effect_containment(tmp_path: Path) -> None:
+    call = "invoke: { workflow: ./child.nika.yaml, args: { url: x } }"
+    assert codes(tmp_path, parent(call, 'permits: { net: { http: ["a.com"] } }')) == [
+        "NIKA-COMP-002"
+    ]
+    assert codes(tmp_path, parent(call, "")) == ["NIKA-COMP-002"]
+    assert codes(tmp_path, parent(call, "permits: { exec: true }")) == []

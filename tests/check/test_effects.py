@@ -1,0 +1,89 @@
+"""Effect inference: literal targets named, dynamic ones marked, never guessed."""
+
+from __future__ import annotations
+
+from nika.check.effects import SHELL, Effect, infer_effects, needed_permits
+from nika.syntax.loader import load_document
+from nika.syntax.model import Workflow, build_workflow
+
+
+def workflow(tasks: str, head: str = "") -> Workflow:
+    wf, errors = build_workflow(load_document(f"nika: x\n{head}tasks:\n{tasks}"))
+    assert wf is not None and not errors, errors
+    return wf
+
+
+def effects(tasks: str, head: str = "") -> list[tuple[str, str, bool]]:
+    return [(e.kind, e.target, e.dynamic) for e in infer_effects(workflow(tasks, head))]
+
+
+def test_pure_compute_needs_nothing() -> None:
+    wf = workflow("  t:\n    infer: { prompt: hi }\n")
+    assert infer_effects(wf) == ()
+    assert needed_permits(infer_effects(wf)) == {}
+
+
+def test_fs_builtins_name_their_paths() -> None:
+    got = effects(
+        "  r:\n    invoke: { tool: nika:read, args: { path: ./data/a.csv } }\n"
+        "  w:\n    invoke: { tool: nika:write, args: { path: out/b.md, content: x } }\n"
+        "  e:\n    invoke: { tool: nika:edit, args: { path: doc.md, find: a, replace: b } }\n"
+        "  g:\n    invoke: { tool: nika:grep, args: { pattern: TODO, path: ./src } }\n"
+    )
+    assert ("fs.read", "./data/a.csv", False) in got
+    assert ("fs.write", "out/b.md", False) in got
+    assert ("fs.read", "doc.md", False) in got and ("fs.write", "doc.md", False) in got
+    assert ("fs.read", "./src/**", False) in got
+
+
+def test_fetch_host_and_dynamic_url() -> None:
+    got = effects(
+        "  a:\n    invoke: { tool: nika:fetch, args: { url: 'https://API.example.com/x' } }\n"
+        "  b:\n    invoke: { tool: nika:fetch, args: { url: 'https://h.io/${{ inputs.p }}' } }\n"
+        "  c:\n    invoke: { tool: nika:fetch, args: { url: '${{ inputs.u }}' } }\n",
+        "inputs:\n  p: { type: string, default: x }\n  u: { type: string, default: x }\n",
+    )
+    assert ("net", "api.example.com", False) in got
+    assert ("net", "h.io", False) in got  # the template sits after the authority
+    assert ("net", "${{ inputs.u }}", True) in got
+
+
+def test_exec_argv_and_opaque_shell() -> None:
+    got = effects(
+        "  a:\n    exec: { command: [git, status] }\n  b:\n    exec: { shell: 'ls | wc' }\n"
+    )
+    assert ("exec", "git", False) in got and ("exec", SHELL, False) in got
+    block = needed_permits(
+        infer_effects(
+            workflow(
+                "  a:\n    exec: { command: [git, status] }\n  b:\n    exec: { shell: 'ls | wc' }\n"
+            )
+        )
+    )
+    assert block["exec"] is True  # only `true` admits an opaque shell
+
+
+def test_tools_agent_whitelist_and_skills() -> None:
+    got = effects(
+        "  a:\n    agent: { prompt: p, tools: ['nika:read', 'mcp:gh/*'], skills: [s/SKILL.md] }\n"
+    )
+    assert ("tool", "nika:read", False) in got and ("tool", "mcp:gh/*", False) in got
+    assert ("fs.read", "s/SKILL.md", False) in got
+
+
+def test_needed_block_skips_pure_builtins_and_opens_dynamic_categories() -> None:
+    wf = workflow(
+        "  j:\n    invoke: { tool: nika:jq, args: { expression: '.', input: 1 } }\n"
+        "  r:\n    invoke: { tool: nika:read, args: { path: '${{ inputs.p }}' } }\n",
+        "inputs:\n  p: { type: string }\n",
+    )
+    block = needed_permits(infer_effects(wf))
+    assert block == {"fs": {"read": []}, "tools": ["nika:read"]}
+
+
+def test_order_is_deterministic_and_site_not_compared() -> None:
+    a = Effect("fs.read", "x", "t", site=("a",))
+    b = Effect("fs.read", "x", "t", site=("b",))
+    assert a == b
+    tasks = "  z:\n    exec: { command: [b] }\n  a:\n    exec: { command: [a] }\n"
+    assert [e.task for e in infer_effects(workflow(tasks))] == ["z", "a"]
