@@ -1,0 +1,258 @@
+"""The `nika:*` builtins, served through the agent's `ToolExecutor` seam.
+
+`BuiltinExecutor` answers every stdlib v0.1 builtin except the loop-served intrinsics
+(`nika:done`, `nika:compose` — the agent loop owns them). A call goes: args validated against
+the builtin's JSON Schema (`NIKA-INVOKE-002`, or the builtin's own arg code, naming the
+failing path) → the builtin runs, judging each fs/net effect BEFORE it happens → the value
+(or the failure) comes back as a `ToolResult` with every string passed through the secret
+masker. Failures never raise out of `call`: a `NikaError` — security refusals included —
+becomes an error result at ONE boundary here, and the caller decides what ends the run by its
+category. `error_of(result)` rebuilds the `NikaError` from an error result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import difflib
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from nika.agent.intrinsic import is_loop_only
+from nika.agent.seams import ToolDefinition, ToolFailure, ToolName, ToolResult
+from nika.errors import NikaError
+from nika.syntax.template import canonical_json
+from nika.tools.builtins import (
+    assertion,
+    convert,
+    date,
+    edit,
+    emit,
+    fetch,
+    glob,
+    grep,
+    hash,
+    inspect,
+    jq,
+    json_diff,
+    json_merge_patch,
+    log,
+    notify,
+    prompt,
+    read,
+    unsupported,
+    uuid,
+    validate,
+    wait,
+    write,
+)
+from nika.tools.builtins._base import (
+    Builtin,
+    Context,
+    EffectJudge,
+    EventSink,
+    InspectSource,
+    PromptIO,
+    utc_now,
+)
+from nika.tools.builtins.prompt import TerminalPromptIO
+
+__all__ = [
+    "BUILTINS",
+    "BuiltinExecutor",
+    "EffectJudge",
+    "EventSink",
+    "InspectSource",
+    "PromptIO",
+    "TerminalPromptIO",
+    "error_of",
+]
+
+_MODULES: Final = (
+    assertion, convert, date, edit, emit, fetch, glob, grep, hash, inspect, jq, json_diff,
+    json_merge_patch, log, notify, prompt, read, uuid, validate, wait, write,
+)  # fmt: skip
+
+BUILTINS: Final[Mapping[str, Builtin]] = {
+    b.name: b
+    for b in sorted((*(m.BUILTIN for m in _MODULES), *unsupported.BUILTINS), key=lambda b: b.name)
+}
+"""Every builtin `call` answers, sorted by name: the implemented ones and the declared ones
+this engine refuses (`unsupported`)."""
+
+_VALIDATORS: Final = {name: Draft202012Validator(b.schema) for name, b in BUILTINS.items()}
+_MAX_QUOTE: Final = 200
+_LOOP_SERVED: Final = frozenset({"nika:done", "nika:compose"})
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def error_of(result: ToolResult) -> NikaError | None:
+    """The `NikaError` an error result carries (code, category, transience, details)."""
+    if not result.is_error or result.error is None:
+        return None
+    wire = result.structured if isinstance(result.structured, Mapping) else {}
+    return NikaError(
+        result.error.code,
+        result.error.detail,
+        category=result.error.category,
+        transient=bool(wire.get("transient", False)),
+        details=wire.get("details"),
+    )
+
+
+def _schema_error(builtin: Builtin, error: ValidationError) -> NikaError:
+    path = [str(p) for p in error.absolute_path]
+    missing = None
+    if error.validator == "required" and isinstance(error.instance, Mapping):
+        required = error.validator_value if isinstance(error.validator_value, list) else []
+        missing = next((str(k) for k in required if k not in error.instance), None)
+    key = path[0] if path else missing
+    where = "/" + "/".join(path) if path else "args"
+    message = (
+        error.message if len(error.message) <= _MAX_QUOTE else (error.message[:_MAX_QUOTE] + "…")
+    )
+    props = builtin.schema.get("properties", {})
+    return NikaError(
+        builtin.arg_codes.get(key or "", builtin.arg_code),
+        f"{builtin.name} {where}: {message}; the args are {', '.join(sorted(props)) or 'none'}",
+        details={"path": path if path else ([missing] if missing else []), "tool": builtin.name},
+    )
+
+
+class BuiltinExecutor:
+    """Serves the `nika:*` builtins to `invoke:` tasks and agent loops (`ToolExecutor`).
+
+    One executor per task is cheap (`for_task`); `base_dir` is the workflow's directory, the
+    root every fs path resolves against. `judge` rules on each fs/net effect (None: nothing is
+    judged — an embedding without `permits:`); `loopback_grants` are the exact loopback
+    literals of `permits.net.http` (the SSRF-floor carve-out); `data_as_code_lifted` is the
+    task's `lift: [{law: data-as-code}]`. `masker` hides secrets in every content, detail and
+    value. `prompt_io` is the human (None: non-interactive); `events` receives log/emit
+    entries; `inspect` serves `nika:inspect`. `now`, `random_bytes` and `sleep` are the
+    injectable clock, entropy and timer of uuid/date/wait.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_dir: Path,
+        judge: EffectJudge | None = None,
+        task: str | None = None,
+        masker: Callable[[str], str] | None = None,
+        prompt_io: PromptIO | None = None,
+        events: EventSink | None = None,
+        inspect: InspectSource | None = None,
+        loopback_grants: frozenset[str] = frozenset(),
+        data_as_code_lifted: bool = False,
+        now: Callable[[], datetime] = utc_now,
+        random_bytes: Callable[[int], bytes] = os.urandom,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        fetch_timeout_s: float = 30.0,
+    ) -> None:
+        self._ctx = Context(
+            base_dir=Path(base_dir),
+            judge=judge,
+            task=task,
+            prompt_io=prompt_io,
+            events=events,
+            inspect=inspect,
+            loopback_grants=frozenset(loopback_grants),
+            data_as_code_lifted=data_as_code_lifted,
+            now=now,
+            random_bytes=random_bytes,
+            sleep=sleep,
+            fetch_timeout_s=fetch_timeout_s,
+        )
+        self._mask = masker or _identity
+        self._definitions = tuple(
+            ToolDefinition(ToolName(b.name), b.description, b.schema, source="builtin")
+            for b in BUILTINS.values()
+        )
+
+    def for_task(self, task: str, *, data_as_code_lifted: bool = False) -> BuiltinExecutor:
+        """A copy bound to another task (its effects are judged under that task's id)."""
+        other = copy.copy(self)
+        other._ctx = replace(self._ctx, task=task, data_as_code_lifted=data_as_code_lifted)
+        return other
+
+    def definitions(self) -> Sequence[ToolDefinition]:
+        """Every builtin, sorted by name; an unsupported one says so in its description (it
+        stays listed so `invoke:` reaches its definite refusal, not an unknown-tool error)."""
+        return self._definitions
+
+    async def call(self, name: str, args: Mapping[str, Any]) -> ToolResult:
+        """Validate, run, and wrap one builtin call; never raises for a tool-side failure."""
+        builtin = BUILTINS.get(name)
+        if builtin is None:
+            return self._failure(self._unknown(name))
+        plain = dict(args)
+        error = best_match(_VALIDATORS[name].iter_errors(plain))
+        if error is not None:
+            return self._failure(_schema_error(builtin, error))
+        try:
+            return self._success(await builtin.run(plain, self._ctx))
+        except NikaError as err:
+            return self._failure(err)
+        except Exception as exc:  # the one boundary: a crash is reported, never propagated
+            return self._failure(
+                NikaError(
+                    "NIKA-IMPL-001",
+                    f"{name} failed unexpectedly ({type(exc).__name__}: {exc}); this is an engine "
+                    "bug — please report it with the task's args",
+                    details={"tool": name},
+                )
+            )
+
+    def _unknown(self, name: str) -> NikaError:
+        if is_loop_only(name) or name in _LOOP_SERVED:
+            return NikaError(
+                "NIKA-INVOKE-001",
+                f"`{name}` is served by the agent loop itself; "
+                "it is valid only inside an `agent:` task's `tools:` whitelist",
+                details={"tool": name},
+            )
+        close = difflib.get_close_matches(name, sorted(BUILTINS), n=1)
+        hint = f" — did you mean `{close[0]}`?" if close else ""
+        return NikaError(
+            "NIKA-INVOKE-001",
+            f"`{name}` is not a builtin this executor serves{hint}",
+            details={"tool": name},
+        )
+
+    def _masked(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self._mask(value)
+        if isinstance(value, Mapping):
+            return {self._masked(k): self._masked(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._masked(v) for v in value]
+        return value
+
+    def _success(self, value: Any) -> ToolResult:
+        value = self._masked(value)
+        if isinstance(value, str):
+            content = value
+        elif isinstance(value, bytes | bytearray):
+            content = f"<{len(value)} bytes>"
+        else:
+            content = canonical_json(value)
+        return ToolResult(content=content, structured=value)
+
+    def _failure(self, err: NikaError) -> ToolResult:
+        wire = self._masked(err.to_dict())
+        return ToolResult(
+            content=f"{wire['code']}: {wire['detail']}",
+            is_error=True,
+            error=ToolFailure(wire["code"], wire["category"], wire["detail"]),
+            structured=wire,
+        )

@@ -1,0 +1,36 @@
+"""`nika:assert` — the fail-fast guard: a false `condition` fails the task (ASSERT-001)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nika.tools.builtins._base import Builtin, Context, fail, obj
+
+ASSERT_001 = "NIKA-BUILTIN-ASSERT-001"
+
+
+async def run(args: Mapping[str, Any], ctx: Context) -> bool:
+    """True when the (already evaluated) condition holds; raise ASSERT-001 otherwise."""
+    if args["condition"] is True:
+        return True
+    message = args.get("message") or "assertion failed"
+    raise fail(ASSERT_001, f"{message} (the condition evaluated to false)", message=message)
+
+
+BUILTIN = Builtin(
+    name="nika:assert",
+    description=(
+        "Fail the task unless `condition` is true (the fail-fast guard). `condition` is a "
+        "boolean — in a workflow, a `${{ }}` CEL expression; `message` lands in the error. "
+        "Returns true on pass."
+    ),
+    schema=obj(
+        {
+            "condition": {"type": "boolean"},
+            "message": {"type": "string"},
+        },
+        ("condition",),
+    ),
+    run=run,
+)

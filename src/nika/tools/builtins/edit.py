@@ -1,0 +1,77 @@
+"""`nika:edit` — literal in-place find/replace inside the write boundary (EDIT-001..002)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._paths import judged
+from nika.tools.builtins.write import atomic_write
+
+EDIT_001 = "NIKA-BUILTIN-EDIT-001"
+EDIT_002 = "NIKA-BUILTIN-EDIT-002"
+
+
+async def run(args: Mapping[str, Any], ctx: Context) -> str:
+    """Replace every (or the first `count`) literal occurrence of `find`; returns the path.
+
+    Two effects, both judged first: the file is read (`fs.read`), then rewritten (`fs.write`).
+    """
+    raw, find, replace = args["path"], args["find"], args["replace"]
+    path = judged(ctx, raw, "fs.read")
+    judged(ctx, raw, "fs.write")
+    try:
+        text = path.real.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise fail(
+            EDIT_002,
+            f"file {raw!r} does not exist; nika:edit changes an existing file "
+            "(create it with nika:write)",
+            path=raw,
+        ) from None
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) else "it is not UTF-8 text"
+        raise fail(EDIT_002, f"cannot read {raw!r}: {reason}", path=raw) from None
+    found = text.count(find)
+    if found == 0:
+        raise fail(
+            EDIT_001,
+            f"`find: {find!r}` matches nothing in {raw!r}; an edit that edits "
+            "nothing is an authoring bug — locate the text with nika:grep",
+            path=raw,
+        )
+    count = args.get("count")
+    if count == 0:
+        raise fail(
+            EDIT_001,
+            f"`count: 0` replaces nothing in {raw!r}; drop `count:` to replace "
+            "all occurrences, or set it to the number to replace",
+            path=raw,
+        )
+    edited = text.replace(find, replace, -1 if count is None else count)
+    try:
+        atomic_write(path.real, edited.encode("utf-8"))
+    except OSError as err:
+        raise fail(EDIT_002, f"cannot write {raw!r}: {err.strerror}", path=raw) from None
+    return path.rel
+
+
+BUILTIN = Builtin(
+    name="nika:edit",
+    description=(
+        "Find/replace in a file: `find` is a literal string (not a regex); every occurrence "
+        "is replaced unless `count` caps it to the first N. Returns the edited path."
+    ),
+    schema=obj(
+        {
+            "path": {"type": "string", "minLength": 1},
+            "find": {"type": "string", "minLength": 1},
+            "replace": {"type": "string"},
+            "count": {"type": "integer", "minimum": 0},
+        },
+        ("path", "find", "replace"),
+    ),
+    run=run,
+    arg_codes={"count": EDIT_001},
+)

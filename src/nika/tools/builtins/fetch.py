@@ -1,0 +1,265 @@
+"""`nika:fetch` — HTTP request + content extraction (stdlib §nika:fetch, extract-modes-v0.1).
+
+The request shape (method · headers · one of body/form/multipart) is judged here; every hop
+is gated by `_http` (permits → data-as-code → SSRF floor); a non-2xx final status is
+`NIKA-BUILTIN-FETCH-001` (transient for 5xx/408/429); then the `mode:` extracts. `traverse:`
+(the bounded crawl) lives in `_crawl`.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid as std_uuid
+from collections.abc import Mapping
+from typing import Any, Final
+from urllib.parse import urlencode
+
+from nika.errors import NikaError
+from nika.syntax.binding import apply_jq
+from nika.tools.builtins import _extract_feeds, _extract_html
+from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._crawl import crawl
+from nika.tools.builtins._http import Outgoing, Response, network_error, request, status_error
+from nika.tools.builtins._paths import judged
+
+EXTRACT_MODES: Final = (
+    "markdown",
+    "article",
+    "text",
+    "selector",
+    "jq",
+    "metadata",
+    "links",
+    "feed",
+    "sitemap",
+    "raw",
+)
+_BODY_METHODS: Final = ("POST", "PUT", "PATCH")
+_MAX_PARTS: Final = 64
+_MAX_MULTIPART: Final = 32 * 1024 * 1024
+
+
+def _arg_error(detail: str, arg: str) -> NikaError:
+    return fail("NIKA-INVOKE-002", detail, arg=arg)
+
+
+def _check_shape(args: Mapping[str, Any]) -> None:
+    """The cross-arg rules a JSON Schema does not say (mirrors the static contract)."""
+    method = args.get("method", "GET")
+    payloads = [k for k in ("body", "form", "multipart") if k in args]
+    if len(payloads) > 1:
+        raise _arg_error(
+            f"at most one of body/form/multipart; got {' and '.join(payloads)}", payloads[1]
+        )
+    for key in payloads:
+        if key != "body" and method not in _BODY_METHODS:
+            raise _arg_error(
+                f"`{key}:` needs a body-bearing method (POST, PUT, PATCH); the method is {method}",
+                key,
+            )
+        if key != "body" and any(h.lower() == "content-type" for h in args.get("headers", {})):
+            raise _arg_error(
+                f"`{key}:` sets its own content-type; drop the content-type header", "headers"
+            )
+    mode = args.get("mode", "markdown")
+    if "jq" in args and mode != "jq":
+        raise _arg_error(f"`jq:` applies only with `mode: jq` (the mode is {mode})", "jq")
+    if mode == "jq" and "jq" not in args:
+        raise _arg_error("`mode: jq` needs a `jq:` expression", "mode")
+    if mode == "selector" and "selector" not in args:
+        raise _arg_error("`mode: selector` needs a `selector:` CSS selector", "mode")
+    if "selector" in args and mode != "selector":
+        raise _arg_error(
+            f"`selector:` applies only with `mode: selector` (the mode is {mode})", "selector"
+        )
+    if "traverse" in args:
+        clash = [k for k in ("mode", "selector", "jq", "body", "form", "multipart") if k in args]
+        if clash or method != "GET":
+            raise _arg_error(
+                "`traverse:` crawls with GET only and excludes "
+                "mode/selector/jq/body/form/multipart",
+                "traverse",
+            )
+
+
+def _form_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _multipart(args: Mapping[str, Any], ctx: Context) -> tuple[bytes, str]:
+    """Encode the `multipart:` parts (file parts read through the fs.read judge)."""
+    parts = args["multipart"]
+    if len(parts) > _MAX_PARTS:
+        raise _arg_error(
+            f"`multipart:` has {len(parts)} parts; the cap is {_MAX_PARTS}", "multipart"
+        )
+    boundary = f"nika-{std_uuid.UUID(bytes=ctx.random_bytes(16)).hex}"
+    out = bytearray()
+    for part in parts:
+        name = part["name"].replace('"', "%22")
+        if "path" in part:
+            path = judged(ctx, part["path"], "fs.read", "multipart")
+            try:
+                data = path.real.read_bytes()
+            except OSError as err:
+                raise fail(
+                    "NIKA-BUILTIN-READ-002",
+                    f"multipart file {part['path']!r} cannot be read: {err.strerror}",
+                    path=part["path"],
+                ) from None
+            filename = part.get("filename", path.real.name).replace('"', "%22")
+            head = (
+                f'Content-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+                f"Content-Type: {part.get('content_type', 'application/octet-stream')}\r\n"
+            )
+        else:
+            data = _form_value(part["value"]).encode()
+            head = f'Content-Disposition: form-data; name="{name}"\r\n'
+        out += f"--{boundary}\r\n{head}\r\n".encode() + data + b"\r\n"
+        if len(out) > _MAX_MULTIPART:
+            raise _arg_error(f"`multipart:` exceeds {_MAX_MULTIPART} bytes", "multipart")
+    out += f"--{boundary}--\r\n".encode()
+    return bytes(out), f"multipart/form-data; boundary={boundary}"
+
+
+def outgoing(args: Mapping[str, Any], ctx: Context) -> Outgoing:
+    """The request as the args shape it (body encoded, content-type set)."""
+    headers = {str(k): str(v) for k, v in args.get("headers", {}).items()}
+    has_type = any(k.lower() == "content-type" for k in headers)
+    content: bytes | None = None
+    if "body" in args:
+        body = args["body"]
+        if isinstance(body, bytes | bytearray):
+            content = bytes(body)
+        elif isinstance(body, str):
+            content = body.encode()
+        else:
+            content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+            if not has_type:
+                headers["content-type"] = "application/json"
+    elif "form" in args:
+        content = urlencode({k: _form_value(v) for k, v in args["form"].items()}).encode()
+        headers["content-type"] = "application/x-www-form-urlencoded"
+    elif "multipart" in args:
+        content, headers["content-type"] = _multipart(args, ctx)
+    return Outgoing(args.get("method", "GET"), args["url"], headers, content)
+
+
+def decode(response: Response, *, strict: bool) -> str:
+    """The body as text: the declared charset (UTF-8 by default); `strict` fails on bad bytes."""
+    charset = response.charset or "utf-8"
+    try:
+        return response.body.decode(charset, errors="strict" if strict else "replace")
+    except LookupError:
+        return response.body.decode("utf-8", errors="strict" if strict else "replace")
+    except UnicodeDecodeError:
+        raise network_error(
+            f"{response.url} returned a body that is not {charset} text; `raw` "
+            "is text only — download binaries with an `exec:` task",
+            transient=False,
+            url=str(response.url),
+        ) from None
+
+
+def extract(response: Response, args: Mapping[str, Any]) -> Any:
+    """Apply the `mode:` to a 2xx response."""
+    mode, url = args.get("mode", "markdown"), str(response.url)
+    if mode == "raw":
+        return decode(response, strict=True)
+    if mode == "jq":
+        try:
+            data = json.loads(decode(response, strict=True))
+        except ValueError:
+            raise network_error(
+                f"{url} did not return JSON (content-type "
+                f"{response.content_type or 'unset'}); `mode: jq` reads JSON",
+                transient=False,
+                url=url,
+            ) from None
+        try:
+            return apply_jq(args["jq"], data)
+        except NikaError as err:
+            if err.code == "NIKA-VAR-005":
+                raise
+            raise network_error(err.detail, transient=False, url=url) from None
+    if mode == "feed":
+        return _extract_feeds.feed(response.body, url)
+    if mode == "sitemap":
+        return _extract_feeds.sitemap(response.body, url)
+    html = decode(response, strict=False)
+    if mode == "markdown":
+        return _extract_html.to_markdown(html, url)
+    if mode == "article":
+        return _extract_html.to_article(html, url)
+    if mode == "text":
+        return _extract_html.to_text(html)
+    if mode == "selector":
+        return _extract_html.select(html, args["selector"])
+    if mode == "metadata":
+        return _extract_html.metadata(html, url)
+    return _extract_html.links(html, url)
+
+
+async def run(args: Mapping[str, Any], ctx: Context) -> Any:
+    """Fetch and extract (or crawl, with `traverse:`)."""
+    _check_shape(args)
+    if "traverse" in args:
+        return await crawl(ctx, args["url"], args["traverse"], args.get("headers", {}))
+    response = await request(ctx, outgoing(args, ctx))
+    if not 200 <= response.status < 300:
+        raise status_error(response)
+    if args.get("method", "GET") == "HEAD":
+        return {"status": response.status, "headers": dict(sorted(response.headers.items()))}
+    return extract(response, args)
+
+
+_SCALAR: Final = {"type": ["string", "number", "boolean"]}
+BUILTIN = Builtin(
+    name="nika:fetch",
+    description=(
+        "HTTP request + extraction. `url` (http/https), `method` (GET default), `headers`, one "
+        "of `body` (objects sent as JSON) / `form` / `multipart`; `mode`: markdown (default), "
+        "article, text, selector (+`selector`), jq (+`jq`), metadata, links, feed, sitemap, "
+        "raw. `traverse: {max_pages}` crawls same-origin pages. Non-2xx fails."
+    ),
+    schema=obj(
+        {
+            "url": {"type": "string", "minLength": 1},
+            "method": {"enum": ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]},
+            "headers": {"type": "object", "additionalProperties": _SCALAR},
+            "body": {},
+            "form": {"type": "object", "additionalProperties": _SCALAR},
+            "multipart": {
+                "type": "array",
+                "items": {
+                    "oneOf": [
+                        obj({"name": {"type": "string"}, "value": _SCALAR}, ("name", "value")),
+                        obj(
+                            {
+                                "name": {"type": "string"},
+                                "path": {"type": "string"},
+                                "filename": {"type": "string"},
+                                "content_type": {"type": "string"},
+                            },
+                            ("name", "path"),
+                        ),
+                    ]
+                },
+            },
+            "mode": {"enum": list(EXTRACT_MODES)},
+            "jq": {"type": "string", "minLength": 1},
+            "selector": {"type": "string", "minLength": 1},
+            "traverse": obj(
+                {
+                    "max_pages": {"type": "integer", "minimum": 1, "maximum": 25},
+                    "respect_robots": {"type": "boolean"},
+                },
+                ("max_pages",),
+            ),
+        },
+        ("url",),
+    ),
+    run=run,
+)

@@ -1,0 +1,103 @@
+"""`nika:glob` — list the files matching a path glob, sorted (GLOB-001).
+
+The walk opens the pattern's literal ROOT (the segments before the first wildcard), so that
+root is what the read boundary judges (the corpus examples' "the bound covers the directory").
+Directory symlinks are not followed: a listing never leaves the judged tree.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from nika.errors import NikaError
+from nika.syntax.globs import path_glob_to_regex
+from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._paths import FsPath, judged
+
+GLOB_001 = "NIKA-BUILTIN-GLOB-001"
+_WILD = frozenset("*?[")
+
+
+def _clean(pattern: str) -> str:
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    return pattern
+
+
+def split_root(pattern: str) -> tuple[str, str]:
+    """(literal root, wildcard rest): `src/**/*.rs` → (`src`, `**/*.rs`); no wildcard → the
+    parent directory and the file name."""
+    parts = pattern.split("/")
+    for i, part in enumerate(parts):
+        if _WILD & set(part):
+            return "/".join(parts[:i]) or ("/" if pattern.startswith("/") else "."), "/".join(
+                parts[i:]
+            )
+    return "/".join(parts[:-1]) or ("/" if pattern.startswith("/") else "."), parts[-1]
+
+
+def compile_pattern(pattern: str, arg: str) -> Any:
+    """The anchored regex of one path glob, or GLOB-001 naming the malformation."""
+    try:
+        return path_glob_to_regex(pattern)
+    except NikaError as err:
+        raise fail(GLOB_001, f"`{arg}:` {err.detail}", pattern=pattern) from None
+
+
+def walk_files(root: FsPath) -> list[str]:
+    """Every regular file under `root` (or `root` itself), as base-relative POSIX paths."""
+    if root.real.is_file():
+        return [root.rel]
+    found: list[str] = []
+    prefix = "" if root.rel == "." else root.rel + "/"
+    for dirpath, dirnames, filenames in os.walk(root.real, followlinks=False):
+        dirnames.sort()
+        here = os.path.relpath(dirpath, root.real)
+        base = prefix if here == "." else f"{prefix}{here.replace(os.sep, '/')}/"
+        for name in filenames:
+            if os.path.isfile(os.path.join(dirpath, name)):
+                found.append(base + name)
+    return found
+
+
+async def run(args: Mapping[str, Any], ctx: Context) -> list[str]:
+    """The matching files, base-relative, sorted lexicographically."""
+    pattern = _clean(args["pattern"])
+    if not pattern:
+        raise fail(GLOB_001, '`pattern:` is empty; write e.g. "src/**/*.py"')
+    excludes = args.get("exclude", [])
+    if isinstance(excludes, str):
+        excludes = [excludes]
+    raw_root, rest = split_root(pattern)
+    compile_pattern(pattern, "pattern")
+    root = judged(ctx, raw_root, "fs.read", "pattern")
+    full = compile_pattern(rest if root.rel == "." else f"{root.rel}/{rest}", "pattern")
+    rejects = [compile_pattern(_clean(x), "exclude") for x in excludes]
+    if not root.real.exists():
+        return []
+    return sorted(
+        rel
+        for rel in walk_files(root)
+        if full.match(rel) and not any(r.match(rel) for r in rejects)
+    )
+
+
+BUILTIN = Builtin(
+    name="nika:glob",
+    description=(
+        "List the files under the workflow directory matching a glob (`*` within a path "
+        "segment, `**` across segments), minus `exclude` globs. Returns sorted paths."
+    ),
+    schema=obj(
+        {
+            "pattern": {"type": "string"},
+            "exclude": {
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
+            },
+        },
+        ("pattern",),
+    ),
+    run=run,
+)

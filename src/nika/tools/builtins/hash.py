@@ -1,0 +1,156 @@
+"""`nika:hash` — content digests (blake3 · sha256 · sha512) and Ed25519 sign/verify (HASH-001).
+
+`content` may be a string (UTF-8), bytes, or structured data (hashed as canonical compact
+JSON, so the digest does not depend on key order). `verify` never fails on a bad signature: a
+false verdict is data. The signing key must arrive as a `${{ secrets.X }}` value (the static
+check enforces the spelling; here it is just the key).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from collections.abc import Mapping
+from typing import Any, Final
+
+import blake3
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from nika.syntax.template import canonical_json
+from nika.tools.builtins._base import Builtin, Context, fail, obj
+
+HASH_001 = "NIKA-BUILTIN-HASH-001"
+_OP_ARGS: Final = {
+    "hash": ({"content"}, {"algo", "encoding"}),
+    "sign": ({"content", "key"}, {"encoding"}),
+    "verify": ({"content", "public_key", "signature"}, {"encoding"}),
+}
+
+
+def content_bytes(content: Any) -> bytes:
+    """The bytes under the operation."""
+    if isinstance(content, bytes | bytearray):
+        return bytes(content)
+    if isinstance(content, str):
+        return content.encode("utf-8")
+    return canonical_json(content).encode("utf-8")
+
+
+def _encode(data: bytes, encoding: str) -> str:
+    return data.hex() if encoding == "hex" else base64.b64encode(data).decode("ascii")
+
+
+def _decode(text: str, encoding: str) -> bytes:
+    """Raises ValueError on malformed input."""
+    if encoding == "hex":
+        return bytes.fromhex(text.strip())
+    return base64.b64decode(text.strip(), validate=True)
+
+
+def _key_bytes(text: str) -> bytes | None:
+    for encoding in ("hex", "base64"):
+        try:
+            raw = _decode(text, encoding)
+        except (ValueError, binascii.Error):
+            continue
+        if len(raw) == 32:
+            return raw
+    return None
+
+
+def _private_key(text: str) -> Ed25519PrivateKey:
+    if "-----BEGIN" in text:
+        try:
+            key = serialization.load_pem_private_key(text.encode(), password=None)
+        except (ValueError, TypeError):
+            key = None
+        if isinstance(key, Ed25519PrivateKey):
+            return key
+    else:
+        raw = _key_bytes(text)
+        if raw is not None:
+            return Ed25519PrivateKey.from_private_bytes(raw)
+    # The key is a secret: the detail never quotes it.
+    raise fail(
+        HASH_001,
+        "`key:` is not an Ed25519 private key; pass a PKCS#8 PEM or the "
+        "32-byte seed in hex/base64 (e.g. from `nika key init`)",
+    )
+
+
+def _public_key(text: str) -> Ed25519PublicKey:
+    if "-----BEGIN" in text:
+        try:
+            key = serialization.load_pem_public_key(text.encode())
+        except ValueError:
+            key = None
+        if isinstance(key, Ed25519PublicKey):
+            return key
+    else:
+        raw = _key_bytes(text)
+        if raw is not None:
+            return Ed25519PublicKey.from_public_bytes(raw)
+    raise fail(
+        HASH_001,
+        f"`public_key: {text[:80]!r}` is not an Ed25519 public key; pass a "
+        "PEM (SubjectPublicKeyInfo) or the 32 raw bytes in hex/base64",
+    )
+
+
+def digest(data: bytes, algo: str) -> bytes:
+    """The raw digest of `data` under `algo`."""
+    if algo == "blake3":
+        return blake3.blake3(data).digest()
+    return hashlib.new(algo, data).digest()
+
+
+async def run(args: Mapping[str, Any], ctx: Context) -> str | bool:
+    """Dispatch on `op:` (default `hash`)."""
+    op = args.get("op", "hash")
+    required, optional = _OP_ARGS[op]
+    missing = sorted(required - set(args))
+    extra = sorted(set(args) - required - optional - {"op"})
+    if missing or extra:
+        problem = f"needs `{missing[0]}:`" if missing else f"does not take {extra}"
+        raise fail(
+            HASH_001, f"`op: {op}` {problem}; its args are {', '.join(sorted(required | optional))}"
+        )
+    encoding = args.get("encoding", "hex")
+    data = content_bytes(args["content"])
+    if op == "hash":
+        return _encode(digest(data, args.get("algo", "blake3")), encoding)
+    if op == "sign":
+        return _encode(_private_key(args["key"]).sign(data), encoding)
+    public = _public_key(args["public_key"])
+    try:
+        public.verify(_decode(args["signature"], encoding), data)
+    except (InvalidSignature, ValueError, binascii.Error):
+        return False
+    return True
+
+
+BUILTIN = Builtin(
+    name="nika:hash",
+    description=(
+        "Hash `content` (string, bytes or JSON data; `algo` blake3 default | sha256 | sha512; "
+        "`encoding` hex | base64), or with `op: sign` (Ed25519 `key`) / `op: verify` "
+        "(`public_key`, `signature`; returns a boolean)."
+    ),
+    schema=obj(
+        {
+            "op": {"enum": ["hash", "sign", "verify"], "default": "hash"},
+            "content": {"description": "A string, bytes, or JSON data (hashed as compact JSON)."},
+            "algo": {"enum": ["blake3", "sha256", "sha512"], "default": "blake3"},
+            "encoding": {"enum": ["hex", "base64"], "default": "hex"},
+            "key": {"type": "string"},
+            "public_key": {"type": "string"},
+            "signature": {"type": "string"},
+        },
+        ("content",),
+    ),
+    run=run,
+    arg_code=HASH_001,
+)

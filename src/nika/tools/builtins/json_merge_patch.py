@@ -1,0 +1,50 @@
+"""`nika:json_merge_patch` — RFC 7396 merge patch: `null` deletes (JSON_MERGE_PATCH-001)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._json import is_json
+
+JSON_MERGE_PATCH_001 = "NIKA-BUILTIN-JSON_MERGE_PATCH-001"
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7396 §2 MergePatch(target, patch), without mutating either argument."""
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
+    """`target` with `patch` merged in."""
+    for arg in ("target", "patch"):
+        value = args[arg]
+        if not isinstance(value, dict) or not is_json(value):
+            raise fail(
+                JSON_MERGE_PATCH_001,
+                f"`{arg}:` must be a JSON object, got "
+                f"{type(value).__name__}; wrap the value in an object",
+            )
+    result: dict[str, Any] = merge_patch(args["target"], args["patch"])
+    return result
+
+
+BUILTIN = Builtin(
+    name="nika:json_merge_patch",
+    description=(
+        "Apply an RFC 7396 merge patch: keys in `patch` overwrite `target` recursively and a "
+        "`null` value deletes the key. Both must be objects. Returns the merged object."
+    ),
+    schema=obj({"target": {}, "patch": {}}, ("target", "patch")),
+    run=run,
+    arg_code=JSON_MERGE_PATCH_001,
+)

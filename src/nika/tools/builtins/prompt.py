@@ -1,0 +1,137 @@
+"""`nika:prompt` — the human gate: confirm · input · choice (PROMPT-001..002).
+
+Without a human (`prompt_io` is None: CI, a daemon, stdin not a TTY) the answer is the
+declared `default:`; with no default the task fails PROMPT-001 — never hang, never guess.
+A refusal (`false`) is a value, not an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from nika.syntax.template import stringify
+from nika.tools.builtins._base import Builtin, Context, PromptIO, fail, obj
+
+PROMPT_001 = "NIKA-BUILTIN-PROMPT-001"
+PROMPT_002 = "NIKA-BUILTIN-PROMPT-002"
+_YES = frozenset({"y", "yes", "true"})
+_NO = frozenset({"n", "no", "false"})
+
+
+class TerminalPromptIO:
+    """Asks on a terminal; the blocking read runs in a worker thread."""
+
+    def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
+        self._in, self._out = stdin, stdout
+
+    @classmethod
+    def if_tty(cls) -> TerminalPromptIO | None:
+        """One over the process's stdin/stdout when both are terminals, else None."""
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            return cls(sys.stdin, sys.stdout)
+        return None
+
+    async def ask(self, question: str) -> str:
+        """Write the question, read one line; EOFError when the input is closed."""
+        self._out.write(question)
+        self._out.flush()
+        line = await asyncio.to_thread(self._in.readline)
+        if not line:
+            raise EOFError("the prompt's input is closed")
+        return line.rstrip("\r\n")
+
+
+def _check(args: Mapping[str, Any]) -> None:
+    mode = args.get("mode", "confirm")
+    if mode == "choice":
+        choices = args.get("choices")
+        if not choices:
+            raise fail(
+                "NIKA-INVOKE-002", "`mode: choice` needs a non-empty `choices:` list", arg="choices"
+            )
+        if "default" in args and args["default"] not in choices:
+            raise fail(
+                PROMPT_002,
+                f"`default: {args['default']!r}` is not one of `choices:`; "
+                "pick a default from the list",
+            )
+    elif mode == "confirm" and "default" in args and not isinstance(args["default"], bool):
+        raise fail(
+            "NIKA-INVOKE-002",
+            f"`default: {args['default']!r}` of a confirm prompt must be true or false",
+            arg="default",
+        )
+    elif mode == "input" and "default" in args and not isinstance(args["default"], str):
+        raise fail(
+            "NIKA-INVOKE-002",
+            f"`default: {args['default']!r}` of an input prompt must be a string",
+            arg="default",
+        )
+
+
+async def _ask(io: PromptIO, args: Mapping[str, Any]) -> Any:
+    mode, message = args.get("mode", "confirm"), args["message"]
+    has_default, default = "default" in args, args.get("default")
+    if mode == "input":
+        answer = await io.ask(f"{message} ")
+        return answer if answer or not has_default else default
+    if mode == "confirm":
+        hint = "[Y/n]" if default is True else "[y/N]" if default is False else "[y/n]"
+        while True:
+            answer = (await io.ask(f"{message} {hint} ")).strip().lower()
+            if answer in _YES or answer in _NO:
+                return answer in _YES
+            if not answer and has_default:
+                return default
+    choices = list(args["choices"])
+    menu = "\n".join(f"  {i}. {stringify(c)}" for i, c in enumerate(choices, start=1))
+    while True:
+        answer = (await io.ask(f"{message}\n{menu}\nchoose 1-{len(choices)}: ")).strip()
+        if not answer and has_default:
+            return default
+        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+            return choices[int(answer) - 1]
+        named = [c for c in choices if stringify(c) == answer]
+        if named:
+            return named[0]
+
+
+async def run(args: Mapping[str, Any], ctx: Context) -> Any:
+    """The human's answer, or the declared default when nobody can answer."""
+    _check(args)
+    if ctx.prompt_io is not None:
+        try:
+            return await _ask(ctx.prompt_io, args)
+        except EOFError:
+            pass  # the terminal went away mid-question: answer as non-interactive
+    if "default" in args:
+        return args["default"]
+    raise fail(
+        PROMPT_001,
+        f"nika:prompt {args['message']!r} needs a human, and this run is "
+        "non-interactive (no terminal); declare a `default:` for unattended runs or run "
+        "it from a terminal",
+    )
+
+
+BUILTIN = Builtin(
+    name="nika:prompt",
+    description=(
+        "Ask a human. mode: confirm (default; returns a boolean), input (returns the typed "
+        "text), choice (returns the chosen element of `choices`). Non-interactive runs use "
+        "`default`, and fail without one."
+    ),
+    schema=obj(
+        {
+            "message": {"type": "string", "minLength": 1},
+            "mode": {"enum": ["confirm", "input", "choice"], "default": "confirm"},
+            "default": {"description": "The answer when no human can answer."},
+            "choices": {"type": "array", "minItems": 1},
+        },
+        ("message",),
+    ),
+    run=run,
+)

@@ -1,0 +1,73 @@
+"""`nika:read` — read one file inside the read boundary (READ-001..003)."""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Mapping
+from typing import Any
+
+from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._paths import judged
+
+READ_001 = "NIKA-BUILTIN-READ-001"
+READ_002 = "NIKA-BUILTIN-READ-002"
+READ_003 = "NIKA-BUILTIN-READ-003"
+
+
+async def run(args: Mapping[str, Any], ctx: Context) -> str | bytes:
+    """The file's text (default) or, with `binary: true`, its opaque bytes."""
+    raw = args["path"]
+    encoding = args.get("encoding", "utf-8")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise fail(
+            "NIKA-INVOKE-002",
+            f"`encoding: {encoding}` is not a known text encoding; "
+            "use utf-8 (the default) or `binary: true`",
+            arg="encoding",
+        ) from None
+    path = judged(ctx, raw, "fs.read")
+    try:
+        data = path.real.read_bytes()
+    except FileNotFoundError:
+        raise fail(
+            READ_001,
+            f"file {raw!r} does not exist (looked at {path.rel}); check the "
+            "path, or scope a first-run recovery to this code",
+            path=raw,
+        ) from None
+    except IsADirectoryError:
+        raise fail(
+            READ_002, f"{raw!r} is a directory; read a file (list it with nika:glob)", path=raw
+        ) from None
+    except OSError as err:
+        raise fail(READ_002, f"cannot read {raw!r}: {err.strerror}", path=raw) from None
+    if args.get("binary", False):
+        return data
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as err:
+        raise fail(
+            READ_003,
+            f"{raw!r} is not valid {encoding} (byte {err.start}); read it with `binary: true`",
+            path=raw,
+        ) from None
+
+
+BUILTIN = Builtin(
+    name="nika:read",
+    description=(
+        "Read a file under the workflow directory. Returns its text (utf-8 unless `encoding` "
+        "says otherwise), or opaque bytes with `binary: true`."
+    ),
+    schema=obj(
+        {
+            "path": {"type": "string", "minLength": 1},
+            "encoding": {"type": "string", "default": "utf-8"},
+            "binary": {"type": "boolean", "default": False},
+        },
+        ("path",),
+    ),
+    run=run,
+)

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from nika.tools.builtins import error_of
+
+NOW = datetime(2026, 5, 23, 9, 0, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({}, "2026-05-23T09:00:00Z"),
+        ({"op": "now", "tz": "Europe/Paris"}, "2026-05-23T11:00:00+02:00"),
+        (
+            {"op": "add", "base": "2026-01-31T23:00:00Z", "duration": "1h30m"},
+            "2026-02-01T00:30:00Z",
+        ),
+        ({"op": "subtract", "duration": "24h"}, "2026-05-22T09:00:00Z"),
+        (
+            {"op": "format", "input": "2026-05-23T09:00:00Z", "format": "%Y/%m/%d %H"},
+            "2026/05/23 09",
+        ),
+        ({"op": "parse", "input": "23.05.2026", "format": "%d.%m.%Y"}, "2026-05-23T00:00:00Z"),
+        (
+            {
+                "op": "diff",
+                "start": "2026-05-01T00:00:00Z",
+                "end": "2026-05-23T12:00:00Z",
+                "unit": "d",
+            },
+            22,
+        ),
+    ],
+)
+async def test_date_ops(make, args, expected):
+    result = await make(now=lambda: NOW).call("nika:date", args)
+    assert result.error is None and result.structured == expected
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"op": "yesterday"},
+        {"op": "now", "tz": "Mars/Olympus"},
+        {"op": "format", "input": "not a date", "format": "%Y"},
+        {"op": "add", "base": "2026-01-01T00:00:00Z"},
+        {"op": "now", "input": "stray"},
+    ],
+)
+async def test_date_refusals_are_date_001(make, args):
+    err = error_of(await make(now=lambda: NOW).call("nika:date", args))
+    assert err is not None and err.code == "NIKA-BUILTIN-DATE-001"

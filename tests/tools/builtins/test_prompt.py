@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import io
+
+from nika.tools.builtins import TerminalPromptIO, error_of
+
+
+class Scripted:
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.asked: list[str] = []
+
+    async def ask(self, question: str) -> str:
+        self.asked.append(question)
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+
+async def test_prompt_confirm_input_and_choice_on_a_terminal(make):
+    confirm = await make(prompt_io=Scripted("maybe", "y")).call(
+        "nika:prompt", {"message": "Deploy?"}
+    )
+    typed = await make(prompt_io=Scripted("123456")).call(
+        "nika:prompt", {"mode": "input", "message": "OTP:"}
+    )
+    picked = await make(prompt_io=Scripted("2")).call(
+        "nika:prompt", {"mode": "choice", "message": "Title?", "choices": ["A", "B"]}
+    )
+    assert confirm.structured is True
+    assert typed.structured == "123456"
+    assert picked.structured == "B"
+
+
+async def test_prompt_refusal_is_a_value(make):
+    result = await make(prompt_io=Scripted("no")).call("nika:prompt", {"message": "Deploy?"})
+    assert not result.is_error and result.structured is False
+
+
+async def test_prompt_non_interactive_uses_default_or_fails(make):
+    ex = make()
+    with_default = await ex.call("nika:prompt", {"message": "Deploy?", "default": False})
+    without = error_of(await ex.call("nika:prompt", {"message": "Deploy?"}))
+    assert with_default.structured is False
+    assert without is not None and without.code == "NIKA-BUILTIN-PROMPT-001"
+    assert "default" in without.detail
+
+
+async def test_prompt_closed_terminal_falls_back_to_default(make):
+    result = await make(prompt_io=Scripted()).call(
+        "nika:prompt", {"mode": "input", "message": "x", "default": "d"}
+    )
+    assert result.structured == "d"
+
+
+async def test_prompt_choice_default_outside_choices(make):
+    err = error_of(
+        await make().call(
+            "nika:prompt", {"mode": "choice", "message": "x", "choices": ["a"], "default": "b"}
+        )
+    )
+    assert err is not None and err.code == "NIKA-BUILTIN-PROMPT-002"
+
+
+async def test_terminal_prompt_io_reads_a_line():
+    out = io.StringIO()
+    term = TerminalPromptIO(io.StringIO("yes\n"), out)
+    assert await term.ask("Go? ") == "yes"
+    assert out.getvalue() == "Go? "
