@@ -1,0 +1,285 @@
+"""One admitted task's pipeline (03 §the dispatch pipeline), after the gate let it in:
+
+    BINDINGS  `with:` materializes            error → failure, `on_error` NOT consulted
+    WHEN      the local condition             false → skipped · error → failure (boundary)
+    FAN-OUT   `for_each` items, evaluated once  non-array → NIKA-VAR-006 · empty → skipped
+    VERB      the attempt loop                `retry:` then `on_error:` govern this stage only
+    EXTRACT   `extract:` jq bindings           over the raw (or recovered) output
+
+A *unit* is the plain task or one `for_each` iteration: `timeout:`, `retry:` and `on_error:`
+apply per unit, and each attempt holds one slot of the run's concurrency bound — never the
+backoff sleep, never a fan-out parent waiting on its iterations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from nika.errors import NikaError
+from nika.runtime.retry import backoff_seconds, should_retry
+from nika.runtime.services import RunServices
+from nika.runtime.verbs import ChildRunner, run_verb
+from nika.syntax.binding import apply_jq, interpolate, parse_sites
+from nika.syntax.expr import references
+from nika.syntax.model import Task
+
+LOOP_LOCALS: Final = frozenset({"item", "index"})
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a task (or one iteration) settled into, before it becomes a `TaskRecord`."""
+
+    status: Literal["success", "failure", "skipped"]
+    output: Any = None
+    error: NikaError | None = None
+    attempts: int = 0
+    bindings: Mapping[str, Any] = field(default_factory=dict)
+    recovered: bool = False
+
+
+class _FailFast(Exception):
+    """An iteration failed under `fail_fast: true`: the task group cancels its siblings."""
+
+
+def _loop_reads(value: Any) -> bool:
+    return any(ref.root in LOOP_LOCALS
+               for site in parse_sites(value) for ref in references(site.expr))
+
+
+def _internal(task: Task, exc: Exception) -> NikaError:
+    return NikaError(
+        "NIKA-IMPL-001",
+        f"task {task.id!r}: the engine failed with {type(exc).__name__}: {exc}; this is an "
+        "engine bug — please report it with the workflow",
+        details={"task": task.id, "exception": type(exc).__name__},
+    )
+
+
+class Pipeline:
+    """Runs admitted tasks. `views` is the live `tasks` namespace (settled records only);
+    `await_task` waits for a task to settle (the `recover:` await of 05)."""
+
+    def __init__(
+        self,
+        *,
+        services: RunServices,
+        base_env: Mapping[str, Any],
+        views: Mapping[str, Mapping[str, Any]],
+        await_task: Callable[[str], Awaitable[str]],
+        slots: asyncio.Semaphore,
+        sleep: Sleep,
+        rng: random.Random,
+        child: ChildRunner | None,
+    ) -> None:
+        self._services = services
+        self._base = dict(base_env)
+        self._boundary = {**base_env, "tasks": views}
+        self._views = views
+        self._await_task = await_task
+        self._slots = slots
+        self._sleep = sleep
+        self._rng = rng
+        self._child = child
+
+    async def run(self, task: Task, notes: dict[str, Any]) -> Outcome:
+        """The whole pipeline for one admitted task."""
+        loop_bound = {k for k, v in task.with_.items() if task.for_each and _loop_reads(v)}
+        try:
+            with_values = {k: interpolate(v, self._boundary)
+                           for k, v in task.with_.items() if k not in loop_bound}
+            env = {**self._base, "with": with_values}
+            per_item_when = task.for_each is not None and _loop_reads(task.when)
+            if not per_item_when and not self._when(task, env):
+                return Outcome("skipped")
+            items = self._items(task, env) if task.for_each is not None else None
+        except NikaError as exc:
+            return Outcome("failure", error=exc)
+        if items is None:
+            return await self._unit(task, env, notes, None)
+        if not items:
+            return Outcome("skipped")
+        return await self._fan_out(task, items, env, loop_bound, per_item_when, notes)
+
+    # -- the boundary -------------------------------------------------------------------
+
+    @staticmethod
+    def _when(task: Task, env: Mapping[str, Any]) -> bool:
+        if task.when is None or isinstance(task.when, bool):
+            return task.when is not False
+        value = interpolate(task.when, env)
+        if not isinstance(value, bool):
+            raise NikaError(
+                "NIKA-VAR-006",
+                f"task {task.id!r}: `when:` evaluated to {value!r}, not a bool; compare it "
+                "explicitly (e.g. `!= null`, `> 0`)",
+                details={"task": task.id, "when": task.when},
+            )
+        return value
+
+    @staticmethod
+    def _items(task: Task, env: Mapping[str, Any]) -> Sequence[Any]:
+        assert task.for_each is not None
+        items = interpolate(task.for_each.items, env)
+        if not isinstance(items, list):
+            kind = "null" if items is None else type(items).__name__
+            raise NikaError(
+                "NIKA-VAR-006",
+                f"task {task.id!r}: `for_each.items` evaluated to a {kind}, not an array; "
+                "fan out over a list (gate a possibly-skipped producer with "
+                "`after: {{producer: success}}` or a `when:` size check)",
+                details={"task": task.id, "kind": kind},
+            )
+        return items
+
+    # -- the fan-out --------------------------------------------------------------------
+
+    async def _fan_out(
+        self, task: Task, items: Sequence[Any], env: Mapping[str, Any], loop_bound: set[str],
+        per_item_when: bool, notes: dict[str, Any],
+    ) -> Outcome:
+        assert task.for_each is not None
+        spec = task.for_each
+        results: list[Outcome | None] = [None] * len(items)
+        limit = asyncio.Semaphore(spec.max_parallel) if spec.max_parallel else None
+
+        async def one(index: int) -> None:
+            if limit is None:
+                results[index] = await self._iteration(task, items[index], index, env,
+                                                       loop_bound, per_item_when, notes)
+            else:
+                async with limit:
+                    results[index] = await self._iteration(task, items[index], index, env,
+                                                           loop_bound, per_item_when, notes)
+            if spec.fail_fast and results[index].status == "failure":  # type: ignore[union-attr]
+                raise _FailFast
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for index in range(len(items)):
+                    group.create_task(one(index))
+        except* _FailFast:
+            pass  # siblings were cancelled; their slots stay None
+        return self._fold(task, results)
+
+    async def _iteration(
+        self, task: Task, item: Any, index: int, env: Mapping[str, Any], loop_bound: set[str],
+        per_item_when: bool, notes: dict[str, Any],
+    ) -> Outcome:
+        local = {**env, "item": item, "index": index}
+        try:
+            if loop_bound:
+                boundary = {**self._boundary, "item": item, "index": index}
+                local["with"] = {**env["with"], **{k: interpolate(task.with_[k], boundary)
+                                                    for k in loop_bound}}
+            if per_item_when and not self._when(task, local):
+                return Outcome("skipped")
+        except NikaError as exc:
+            return Outcome("failure", error=exc)
+        return await self._unit(task, local, notes, index)
+
+    @staticmethod
+    def _fold(task: Task, results: Sequence[Outcome | None]) -> Outcome:
+        attempts = sum(r.attempts for r in results if r is not None)
+        failed = [(i, r.error) for i, r in enumerate(results)
+                  if r is not None and r.status == "failure" and r.error is not None]
+        if failed:
+            index, first = failed[0]
+            return Outcome("failure", attempts=attempts, error=NikaError(
+                first.code,
+                f"iteration {index} of {len(results)}: {first.detail}",
+                category=first.category,
+                transient=first.transient,
+                details={**first.details, "iteration": index,
+                         "failed_iterations": [i for i, _ in failed]},
+            ))
+        outputs = [r.output if r is not None and r.status == "success" else None
+                   for r in results]
+        bindings = {name: [r.bindings.get(name) if r is not None and r.status == "success"
+                           else None for r in results] for name in task.extract}
+        return Outcome("success", outputs, None, attempts, bindings)
+
+    # -- the verb stage -----------------------------------------------------------------
+
+    async def _unit(
+        self, task: Task, env: Mapping[str, Any], notes: dict[str, Any], index: int | None
+    ) -> Outcome:
+        timeout = task.timeout.seconds if task.timeout is not None else None
+        attempts = 0
+        error: NikaError
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    attempts += 1
+                    try:
+                        async with self._slots:
+                            raw = await run_verb(task, env, self._services, timeout=timeout,
+                                                 notes=notes, child=self._child)
+                        return Outcome("success", raw, None, attempts, self._extract(task, raw))
+                    except NikaError as exc:
+                        error = exc
+                    except Exception as exc:  # an engine bug fails one task, never the run
+                        error = _internal(task, exc)
+                        break
+                    if not should_retry(task.retry, error, attempts):
+                        break
+                    assert task.retry is not None
+                    delay = backoff_seconds(task.retry, attempts, self._rng)
+                    self._services.bus.emit("task_retrying", task.id, attempt=attempts,
+                                            code=error.code, delay_ms=round(delay * 1000),
+                                            iteration=index)
+                    await self._sleep(delay)
+        except TimeoutError:
+            limit = task.timeout.text if task.timeout else None
+            error = NikaError(
+                "NIKA-TIMEOUT-001",
+                f"task {task.id!r} exceeded its timeout of {limit} after {attempts} "
+                "attempt(s); raise `timeout:` or make the step faster",
+                details={"task": task.id, "timeout": limit, "attempts": attempts},
+            )
+        return await self._on_error(task, error, attempts, env)
+
+    @staticmethod
+    def _extract(task: Task, raw: Any) -> dict[str, Any]:
+        return {name: apply_jq(program, raw) for name, program in task.extract.items()}
+
+    async def _on_error(
+        self, task: Task, error: NikaError, attempts: int, env: Mapping[str, Any]
+    ) -> Outcome:
+        policy = task.on_error
+        if policy is None or (policy.on_codes and error.code not in policy.on_codes):
+            return Outcome("failure", error=error, attempts=attempts)
+        if policy.action == "skip":
+            return Outcome("skipped", error=error, attempts=attempts)
+        try:
+            value = await self._recover(task, policy.recover, env)
+        except NikaError:
+            # An unusable recovery source fails the task as if `on_error` were absent (05).
+            return Outcome("failure", error=error, attempts=attempts)
+        try:
+            bindings = self._extract(task, value)
+        except NikaError as exc:
+            return Outcome("failure", error=exc, attempts=attempts)
+        return Outcome("success", value, None, attempts, bindings, recovered=True)
+
+    async def _recover(self, task: Task, value: Any, env: Mapping[str, Any]) -> Any:
+        for site in parse_sites(value):
+            for ref in references(site.expr):
+                if ref.root != "tasks" or not ref.path:
+                    continue
+                source = str(ref.path[0])
+                status = await self._await_task(source)
+                if status != "success":
+                    raise NikaError(
+                        "NIKA-VAR-001",
+                        f"task {task.id!r}: the recovery source {source!r} settled {status}, "
+                        "so it has no value to recover with",
+                        details={"task": task.id, "source": source, "status": status},
+                    )
+        return interpolate(value, {**env, "tasks": self._views})

@@ -1,0 +1,263 @@
+"""The scheduler: a task starts the moment its last producer settles (not wave by wave).
+
+Every task settles exactly once into one of the four terminal states. A task whose producers
+have all settled meets the gate (GATE-v2): an edge outside its pass-set settles it
+`cancelled` at once (`NIKA-CANCEL-001`), and that settle may cancel its own consumers in turn
+— the dead path propagates iteratively, so a 10,000-task chain never recurses. Admitted
+tasks run the pipeline (`execute.py`) as asyncio tasks; the concurrency bound is a semaphore
+held per verb attempt.
+
+`unwind` cleanup units (03 §unwind) never enter `G_p`: they run right after their producer's
+verb finished — on success, failure, timeout or cancellation, before the producer settles
+outward — and only for a producer that started. Their failure never changes the workflow.
+
+The workflow state (05 §workflow-level): `cancelled` after `cancel()`, else `failure` when
+any task failed unrecovered (or a typed output misfits), else `success`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from nika.check.graph import Graph, derive
+from nika.errors import NikaError
+from nika.runtime.execute import Outcome, Pipeline, Sleep
+from nika.runtime.gates import blocking_edge
+from nika.runtime.outputs import workflow_outputs
+from nika.runtime.services import RunServices
+from nika.runtime.values import Status, TaskRecord, const_values
+from nika.runtime.verbs import ChildRunner
+from nika.syntax.model import Task, TaskId
+
+WorkflowState = Literal["success", "failure", "cancelled"]
+
+_TERMINAL_KIND: Mapping[Status, str] = {
+    "success": "task_completed",
+    "failure": "task_failed",
+    "skipped": "task_skipped",
+    "cancelled": "task_cancelled",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """A finished run: the state, every task's record (declaration order), the outputs."""
+
+    state: WorkflowState
+    records: Mapping[str, TaskRecord]
+    outputs: Mapping[str, Any]
+    output_error: NikaError | None = None
+    cleanup: frozenset[str] = field(default_factory=frozenset)
+
+
+class Runner:
+    """Runs one checked workflow once. Build, then `await run()`; `cancel()` from anywhere on
+    the loop (SIGINT) cancels running tasks and settles the rest `cancelled`."""
+
+    def __init__(
+        self,
+        services: RunServices,
+        *,
+        inputs: Mapping[str, Any],
+        concurrency: int = 8,
+        sleep: Sleep = asyncio.sleep,
+        rng: random.Random | None = None,
+        child: ChildRunner | None = None,
+        graph: Graph | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self._services = services
+        self._workflow = services.workflow
+        self._graph = graph or derive(self._workflow)
+        self._bus = services.bus
+        self._clock = services.bus.clock
+        self._inputs = dict(inputs)
+        self._records: dict[str, TaskRecord] = {}
+        self._views: dict[str, Mapping[str, Any]] = {}
+        self._remaining = {t: len(self._graph.producers(t)) for t in self._graph.nodes}
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self._waiters: dict[str, asyncio.Event] = {}
+        self._unsettled = len(self._graph.nodes)
+        self._all_settled = asyncio.Event()
+        self._cancelled = False
+        self._base_env = {
+            "inputs": self._inputs,
+            "const": const_values(self._workflow.const),
+            "secrets": dict(services.secrets),
+        }
+        self._pipeline = Pipeline(
+            services=services, base_env=self._base_env, views=self._views,
+            await_task=self._await_task, slots=asyncio.Semaphore(concurrency), sleep=sleep,
+            rng=rng or random.Random(), child=child,
+        )
+
+    # -- public ---------------------------------------------------------------------------
+
+    async def run(self) -> RunResult:
+        """Execute every task; returns when all have settled."""
+        self._bus.emit("workflow_started", workflow=self._workflow.name,
+                       tasks=len(self._graph.nodes), inputs=self._inputs)
+        if not self._graph.nodes:
+            self._all_settled.set()
+        self._release([t for t in self._graph.nodes if self._remaining[t] == 0])
+        await self._all_settled.wait()
+        for unit in self._graph.cleanup:
+            if unit not in self._records:
+                # A cleanup whose producer never started unwinds nothing (03 §unwind).
+                self._settle_record(TaskRecord.settle(unit, "skipped"))
+        return self._finish()
+
+    def cancel(self) -> None:
+        """User cancellation (05: a blanket kill): running tasks are cancelled, nothing new
+        starts, every unsettled task settles `cancelled`."""
+        if self._cancelled:
+            return
+        self._cancelled = True
+        for job in list(self._running.values()):
+            job.cancel()
+
+    # -- scheduling -----------------------------------------------------------------------
+
+    def _release(self, ready: list[TaskId]) -> None:
+        """Admit or cancel every ready task; cancellations cascade through a worklist."""
+        work = list(ready)
+        while work:
+            task_id = work.pop()
+            task = self._workflow.tasks[task_id]
+            blocked = blocking_edge(self._graph.incoming(task_id), self._status)
+            if blocked is None and not self._cancelled:
+                self._running[task_id] = asyncio.create_task(self._execute(task),
+                                                             name=f"nika:{task_id}")
+                continue
+            if blocked is not None:
+                reason = (f"task {task_id!r} is cancelled: its producer {blocked.source!r} "
+                          f"settled {self._status(blocked.source)}, outside the "
+                          f"{blocked.kind.value} edge's pass-set "
+                          f"{{{', '.join(sorted(blocked.pass_set))}}} (03 §gate algebra)")
+            else:
+                reason = f"task {task_id!r} is cancelled: the run was cancelled before it started"
+            error = NikaError("NIKA-CANCEL-001", reason, details={"task": task_id})
+            work.extend(self._settle(TaskRecord.settle(task_id, "cancelled", error=error)))
+
+    def _status(self, task_id: str) -> str:
+        return self._records[task_id].status
+
+    async def _execute(self, task: Task) -> None:
+        started = self._clock.now_ns()
+        self._bus.emit("task_started", task.id)
+        notes: dict[str, Any] = {}
+        try:
+            outcome = await self._pipeline.run(task, notes)
+        except asyncio.CancelledError:
+            # Settling (and unwinding) still has to happen: take the cancellation as handled.
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+            outcome = None
+        except Exception as exc:  # an engine bug settles this task, never hangs the run
+            outcome = Outcome("failure", error=NikaError(
+                "NIKA-IMPL-001", f"task {task.id!r}: internal error {type(exc).__name__}: "
+                f"{exc}; this is an engine bug — please report it", details={"task": task.id}))
+        record = self._record(task, outcome, started, notes)
+        if outcome is None or outcome.attempts > 0:  # only a producer that started unwinds
+            await self._unwind(task.id, record)
+        self._running.pop(task.id, None)
+        self._release(self._settle(record, notes))
+
+    def _record(self, task: Task, outcome: Outcome | None, started: int,
+                notes: dict[str, Any]) -> TaskRecord:
+        ended = self._clock.now_ns()
+        if outcome is None:
+            error = NikaError("NIKA-CANCEL-001", f"task {task.id!r} was cancelled while running "
+                              "(user cancellation)", details={"task": task.id})
+            return TaskRecord.settle(task.id, "cancelled", error=error, started_at=started,
+                                     ended_at=ended)
+        if outcome.recovered:
+            notes["recovered_from"] = outcome.error.code if outcome.error else None
+            self._bus.emit("task_recovered", task.id)
+        return TaskRecord.settle(
+            task.id, outcome.status, output=outcome.output,
+            error=self._services.mask.error(outcome.error) if outcome.error else None,
+            attempts=outcome.attempts, started_at=started, ended_at=ended,
+            bindings=outcome.bindings,
+        )
+
+    def _settle(self, record: TaskRecord, notes: Mapping[str, Any] | None = None) -> list[TaskId]:
+        """Record the settle, emit its terminal frame, and return the consumers it made ready."""
+        self._settle_record(record, notes)
+        ready: list[TaskId] = []
+        for consumer in self._graph.consumers(TaskId(record.task)):
+            self._remaining[consumer] -= 1
+            if self._remaining[consumer] == 0:
+                ready.append(consumer)
+        self._unsettled -= 1
+        if self._unsettled == 0:
+            self._all_settled.set()
+        return ready
+
+    def _settle_record(self, record: TaskRecord, notes: Mapping[str, Any] | None = None) -> None:
+        self._records[record.task] = record
+        self._views[record.task] = record.view
+        fields: dict[str, Any] = {"status": record.status, "duration_ms": record.duration_ms,
+                                  "attempts": record.attempts, **(notes or {})}
+        if record.status == "success":
+            fields["output"] = record.output
+        if record.error is not None:
+            fields["error"] = record.error.to_dict()
+        self._bus.emit(_TERMINAL_KIND[record.status], record.task, **fields)
+        waiter = self._waiters.pop(record.task, None)
+        if waiter is not None:
+            waiter.set()
+
+    async def _await_task(self, task_id: str) -> str:
+        if task_id not in self._records:
+            waiter = self._waiters.setdefault(task_id, asyncio.Event())
+            await waiter.wait()
+        return self._records[task_id].status
+
+    async def _unwind(self, producer: str, record: TaskRecord) -> None:
+        """Run the producer's cleanup units (declaration order), then theirs."""
+        units = self._graph.cleanup_of(TaskId(producer))
+        if not units:
+            return
+        # Cleanup reads its producer (03 §unwind): visible now, settled outward after.
+        self._views[producer] = record.view
+        for unit in units:
+            task = self._workflow.tasks[unit]
+            started = self._clock.now_ns()
+            self._bus.emit("task_started", unit, unwinds=producer)
+            notes: dict[str, Any] = {"unwinds": producer}
+            try:
+                outcome: Outcome | None = await asyncio.shield(self._pipeline.run(task, notes))
+            except asyncio.CancelledError:
+                outcome = None
+            unit_record = self._record(task, outcome, started, notes)
+            await self._unwind(unit, unit_record)
+            self._settle_record(unit_record, notes)
+
+    # -- the end --------------------------------------------------------------------------
+
+    def _finish(self) -> RunResult:
+        cleanup = frozenset(self._graph.cleanup)
+        outputs, output_error = workflow_outputs(self._workflow, self._base_env, self._views)
+        failed = any(r.status == "failure" for t, r in self._records.items() if t not in cleanup)
+        state: WorkflowState = (
+            "cancelled" if self._cancelled
+            else "failure" if failed or output_error is not None
+            else "success"
+        )
+        kind = {"success": "workflow_completed", "failure": "workflow_failed",
+                "cancelled": "workflow_cancelled"}[state]
+        fields: dict[str, Any] = {"state": state, "outputs": outputs}
+        if output_error is not None:
+            fields["error"] = output_error.to_dict()
+        self._bus.emit(kind, **fields)
+        ordered: dict[str, TaskRecord] = {
+            t: self._records[t] for t in self._workflow.tasks if t in self._records
+        }
+        return RunResult(state, ordered, outputs, output_error, cleanup)

@@ -1,0 +1,83 @@
+"""What a verb may use while it runs: one frozen bundle, built once per run.
+
+Verbs reach the world only through these seams — the effect gate (permits re-judged at
+dispatch), the tool executor, the provider pool, the bus — so a test swaps any of them for
+a fake and drives the real verb code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from nika.agent.config import AgentConfig
+from nika.agent.seams import Provider, ToolDefinition, ToolExecutor
+from nika.runtime.bus import EventBus
+from nika.runtime.secrets import Masker
+from nika.syntax.model import Workflow
+
+
+class EffectGate(Protocol):
+    """The runtime face of the permit judge: raises the refusal (`NIKA-SEC-004`, …) when an
+    effect lies outside the declared boundary, returns when it is granted."""
+
+    def exec_program(self, task: str, program: str, *, shell: bool) -> None: ...
+
+    def tool(self, task: str, name: str) -> None: ...
+
+    def child_env_names(self) -> tuple[str, ...]: ...
+
+
+class McpServers(Protocol):
+    """The MCP side of the tool universe (`McpExecutor`): servers start on demand; `None`
+    starts every configured server."""
+
+    async def load_definitions(
+        self, servers: Collection[str] | None = None
+    ) -> tuple[ToolDefinition, ...]: ...
+
+
+ToolsFactory = Callable[[str], ToolExecutor]
+"""`task_id -> ToolExecutor`: the tool universe (builtins ∪ MCP) as one task sees it — the
+builtins judge their own fs/net effects in that task's name."""
+
+ProviderFactory = Callable[[str, float | None], Provider]
+"""`(model, timeout_seconds) -> Provider`: resolves (and may cache) a model's adapter."""
+
+
+@dataclass(slots=True)
+class ProviderPool:
+    """One adapter per (model, deadline) for the whole run, resolved on first use."""
+
+    factory: ProviderFactory
+    _cache: dict[tuple[str, float | None], Provider] = field(default_factory=dict)
+
+    def get(self, model: str, timeout: float | None) -> Provider:
+        key = (model, timeout)
+        provider = self._cache.get(key)
+        if provider is None:
+            provider = self._cache[key] = self.factory(model, timeout)
+        return provider
+
+
+@dataclass(frozen=True, slots=True)
+class RunServices:
+    """Everything verbs share. `model` is the run's default model after `--model`;
+    `base_dir` is where relative runtime paths resolve (the engine's working directory),
+    `workflow_dir` where the file's own side files (skills, child workflows) live."""
+
+    workflow: Workflow
+    workflow_dir: Path
+    base_dir: Path
+    environ: Mapping[str, str]
+    secrets: Mapping[str, str]
+    mask: Masker
+    bus: EventBus
+    gate: EffectGate
+    tools: ToolsFactory
+    mcp: McpServers | None
+    providers: ProviderPool
+    model: str | None
+    agent_config: AgentConfig = field(default_factory=AgentConfig)

@@ -1,0 +1,25 @@
+"""`nika run --json`: every run event as one canonical JSON line on a text stream."""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from nika.runtime.bus import RunEvent
+
+
+class NdjsonSink:
+    """Writes one line per event and flushes it (a reader tails the stream live). Events are
+    already masked by the bus."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def emit(self, event: RunEvent) -> None:
+        line = json.dumps(event.to_dict(), sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False, default=str)
+        self._stream.write(line + "\n")
+        self._stream.flush()
+
+    def close(self) -> None:
+        self._stream.flush()

@@ -1,0 +1,53 @@
+"""The tool universe of a run: the `nika:*` builtins (one executor, re-bound per task so
+each fs/net effect is judged in that task's name) plus the MCP servers, as one executor."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from nika.agent.executors import CompositeExecutor
+from nika.agent.seams import ToolExecutor
+from nika.runtime.bus import EventBus
+from nika.runtime.permits import PermitGate
+from nika.runtime.secrets import Masker
+from nika.syntax.model import Workflow
+from nika.tools.builtins import BuiltinExecutor, PromptIO
+
+
+class Toolbox:
+    """Builds each task's `ToolExecutor`. `nika:log` / `nika:emit` entries reach the bus as
+    `tool_invoked` frames carrying their `channel` (`log` · `emit`)."""
+
+    def __init__(
+        self,
+        workflow: Workflow,
+        gate: PermitGate,
+        *,
+        base_dir: Path,
+        mask: Masker,
+        bus: EventBus,
+        mcp: ToolExecutor | None = None,
+        prompt_io: PromptIO | None = None,
+    ) -> None:
+        self._workflow = workflow
+        self._bus = bus
+        self._mcp = mcp
+        self._builtins = BuiltinExecutor(
+            base_dir=base_dir, judge=gate.judge, masker=mask.text, prompt_io=prompt_io,
+            events=self._entry, loopback_grants=gate.judge.loopback_hosts(),
+        )
+
+    def _entry(self, kind: Literal["log", "emit"], fields: Mapping[str, Any]) -> None:
+        payload = dict(fields)
+        task = payload.pop("task", None)
+        self._bus.emit("tool_invoked", task if isinstance(task, str) else None,
+                       tool=f"nika:{kind}", channel=kind, **payload)
+
+    def for_task(self, task_id: str) -> ToolExecutor:
+        """The universe as `task_id` sees it."""
+        task = self._workflow.tasks.get(task_id)  # type: ignore[call-overload]
+        lifted = task is not None and any(lift.law == "data-as-code" for lift in task.lift)
+        builtins = self._builtins.for_task(task_id, data_as_code_lifted=lifted)
+        return CompositeExecutor(builtins, self._mcp) if self._mcp is not None else builtins

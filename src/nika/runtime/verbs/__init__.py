@@ -1,0 +1,41 @@
+"""The four verbs (02-verbs): one module each, one entry point here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nika.runtime.services import RunServices
+from nika.runtime.verbs.agent import run_agent_task
+from nika.runtime.verbs.exec import run_exec
+from nika.runtime.verbs.infer import run_infer
+from nika.runtime.verbs.invoke import ChildRunner, run_invoke
+from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, Task
+
+__all__ = ["ChildRunner", "run_verb"]
+
+
+async def run_verb(
+    task: Task,
+    env: Mapping[str, Any],
+    services: RunServices,
+    *,
+    timeout: float | None,
+    notes: dict[str, Any],
+    child: ChildRunner | None,
+) -> Any:
+    """Run the task's verb once against `env`; returns the raw output or raises `NikaError`.
+
+    `timeout` (seconds) also bounds a provider's HTTP deadline (03 §timeout); `notes`
+    collects fields for the task's terminal frame.
+    """
+    body = task.body
+    if isinstance(body, InferBody):
+        return await run_infer(task, body, env, services, timeout)
+    if isinstance(body, ExecBody):
+        return await run_exec(task, body, env, services)
+    if isinstance(body, InvokeBody):
+        return await run_invoke(task, body, env, services, child)
+    if isinstance(body, AgentBody):
+        return await run_agent_task(task, body, env, services, timeout, notes)
+    raise AssertionError(f"unknown verb body {type(body).__name__}")

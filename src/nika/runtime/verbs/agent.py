@@ -1,0 +1,121 @@
+"""`agent:` — the bounded loop (02 §agent), through `nika.agent.run_agent`.
+
+The task becomes an `AgentSpec` (templates rendered, model defaulted, skills read into the
+system context). The tool universe is the run's executor (builtins ∪ MCP), after starting only
+the MCP servers the whitelist can reach; every call the loop dispatches is re-judged as a
+`tool` effect (a refusal is a `security_error`, which ends the loop — 01 §permits: a boundary
+is not negotiation material). Loop events reach the bus through `AgentFrames`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from nika.agent.executors import failure_result
+from nika.agent.loop import run_agent
+from nika.agent.seams import ToolDefinition, ToolExecutor, ToolResult
+from nika.agent.spec import AgentSpec
+from nika.errors import NikaError
+from nika.runtime.events import AgentFrames
+from nika.runtime.services import EffectGate, RunServices
+from nika.runtime.verbs.infer import resolve_model, text_field
+from nika.syntax.binding import interpolate
+from nika.syntax.model import AgentBody, Task
+
+
+class GatedExecutor:
+    """A `ToolExecutor` that re-judges every call as a `tool` effect before dispatch."""
+
+    def __init__(self, inner: ToolExecutor, gate: EffectGate, task: str) -> None:
+        self._inner, self._gate, self._task = inner, gate, task
+
+    def definitions(self) -> Sequence[ToolDefinition]:
+        return self._inner.definitions()
+
+    async def call(self, name: str, args: Mapping[str, Any]) -> ToolResult:
+        try:
+            self._gate.tool(self._task, name)
+        except NikaError as refusal:
+            return failure_result(refusal)
+        return await self._inner.call(name, args)
+
+
+def reachable_servers(whitelist: Sequence[str]) -> set[str] | None:
+    """MCP servers a whitelist can reach: named ones, or None (= every server) for a glob
+    whose server segment is itself a pattern."""
+    servers: set[str] = set()
+    for pattern in whitelist:
+        if pattern.startswith("!"):
+            continue
+        if pattern.startswith("mcp:"):
+            server = pattern[len("mcp:"):].split("/", 1)[0]
+            if any(ch in server for ch in "*?["):
+                return None
+            servers.add(server)
+        elif pattern.startswith(("*", "?", "[")):
+            return None
+    return servers
+
+
+def _int(value: Any, env: Mapping[str, Any], name: str, task: Task) -> int | None:
+    if value is None:
+        return None
+    resolved = interpolate(value, env)
+    if isinstance(resolved, bool) or not isinstance(resolved, int):
+        raise NikaError("NIKA-VAR-006", f"task {task.id!r}: `{name}` resolved to {resolved!r}; "
+                        "it must be an integer", details={"task": task.id, "field": name})
+    return resolved
+
+
+def _skills(task: Task, paths: Sequence[str], workflow_dir: Path) -> str | None:
+    sections: list[str] = []
+    for raw in paths:
+        path = Path(raw) if Path(raw).is_absolute() else workflow_dir / raw
+        try:
+            sections.append(path.read_text(encoding="utf-8").strip())
+        except OSError as exc:
+            raise NikaError(
+                "NIKA-AGENT-003",
+                f"task {task.id!r}: the skill file {raw!r} cannot be read "
+                f"({exc.strerror or exc}); fix the path in `skills:`",
+                details={"task": task.id, "skill": raw},
+            ) from None
+    return "## Skills\n\n" + "\n\n---\n\n".join(sections) if sections else None
+
+
+async def run_agent_task(
+    task: Task, body: AgentBody, env: Mapping[str, Any], services: RunServices,
+    timeout: float | None, notes: dict[str, Any],
+) -> Any:
+    """Run the loop and return its output; the loop's summary lands in `notes` (for the
+    task's terminal frame) whichever way the loop ends."""
+    model = resolve_model(task, body.model, services)
+    temperature = interpolate(body.temperature, env) if body.temperature is not None else None
+    spec = AgentSpec(
+        prompt=text_field(body.prompt, env) or "",
+        model=model,
+        task_id=task.id,
+        system=text_field(body.system, env),
+        tools=tuple(body.tools),
+        max_turns=_int(body.max_turns, env, "max_turns", task),
+        max_tokens_total=_int(body.max_tokens_total, env, "max_tokens_total", task),
+        temperature=temperature,
+        schema=interpolate(body.schema, env) if body.schema is not None else None,
+        extra_system=_skills(task, body.skills, services.workflow_dir),
+    )
+    if services.mcp is not None and body.tools:
+        servers = reachable_servers(body.tools)
+        if servers is None or servers:
+            await services.mcp.load_definitions(servers)
+    frames = AgentFrames(services.bus, task.id, notes)
+    tools = GatedExecutor(services.tools(task.id), services.gate, task.id) if body.tools else None
+    result = await run_agent(
+        spec,
+        provider=services.providers.get(model, timeout),
+        tools=tools,
+        observer=frames,
+        config=services.agent_config,
+    )
+    return result.output

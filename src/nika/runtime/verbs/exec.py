@@ -1,0 +1,146 @@
+"""`exec:` — run a process (02 §exec).
+
+`command:` is argv passed to `execve` with no shell; `shell:` is one `/bin/sh -c` line, judged
+by the blocklist (`NIKA-SEC-001`). The program is re-judged against `permits.exec` at dispatch,
+the environment is composed (never inherited), and the child runs in its own process group so
+a timeout or Ctrl+C kills everything it spawned. Non-zero exit is `NIKA-EXEC-001` except under
+`capture: structured`, where the exit code is data; a spawn failure is `NIKA-EXEC-002`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from nika.errors import NikaError
+from nika.runtime.services import RunServices
+from nika.runtime.verbs.blocklist import inline_script, refuse_blocked
+from nika.runtime.verbs.childenv import compose_env
+from nika.syntax.binding import interpolate
+from nika.syntax.model import ExecBody, Task
+from nika.syntax.template import stringify
+
+_EXCERPT: Final = 2000
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else stringify(value)
+
+
+def _trim(text: str) -> str:
+    # The trailing newline every line-oriented program prints is framing, not content.
+    return text.removesuffix("\n").removesuffix("\r")
+
+
+async def run_exec(
+    task: Task, body: ExecBody, env: Mapping[str, Any], services: RunServices
+) -> Any:
+    """Spawn, wait, and shape the output per `capture:` / `decode:`."""
+    if body.command is not None:
+        argv = [_text(interpolate(part, env)) for part in body.command]
+        if not argv or not argv[0]:
+            raise NikaError("NIKA-EXEC-002", f"task {task.id!r}: `command:` resolved to an "
+                            "empty program; name the program as its first element",
+                            details={"task": task.id})
+        services.gate.exec_program(task.id, argv[0], shell=False)
+        script = inline_script(argv)
+        if script is not None:
+            refuse_blocked(task.id, script)
+        line = None
+    else:
+        line = _text(interpolate(body.shell or "", env))
+        services.gate.exec_program(task.id, line, shell=True)
+        refuse_blocked(task.id, line)
+        argv = ["/bin/sh", "-c", line]
+    cwd = _cwd(body, env, services)
+    child_env = compose_env(
+        services.environ,
+        services.gate.child_env_names(),
+        {str(k): _text(interpolate(v, env)) for k, v in body.env.items()},
+    )
+    stdin = _text(interpolate(body.stdin, env)).encode() if body.stdin is not None else None
+    services.bus.emit("verb_invoked", task.id, verb="exec", program=argv[0],
+                      shell=line is not None)
+    code, out, err = await _spawn(task, argv, cwd, child_env, stdin, body.capture)
+    return _shape(task, body, code, out, err)
+
+
+def _cwd(body: ExecBody, env: Mapping[str, Any], services: RunServices) -> Path:
+    if body.cwd is None:
+        return services.base_dir
+    path = Path(_text(interpolate(body.cwd, env)))
+    return path if path.is_absolute() else services.base_dir / path
+
+
+async def _spawn(
+    task: Task, argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None,
+    capture: str,
+) -> tuple[int, bytes, bytes]:
+    merged = capture == "combined"
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT if merged else asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise NikaError(
+            "NIKA-EXEC-002",
+            f"task {task.id!r}: cannot start {argv[0]!r} ({exc.strerror or exc}); check the "
+            "program is installed and on PATH, and that `cwd:` exists",
+            details={"task": task.id, "program": argv[0], "cwd": str(cwd)},
+        ) from None
+    try:
+        out, err = await proc.communicate(stdin)
+    except BaseException:
+        # Timeout or cancellation: the whole process group goes, and is reaped.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            await asyncio.shield(proc.wait())
+        raise
+    return proc.returncode if proc.returncode is not None else -1, out, err or b""
+
+
+def _shape(task: Task, body: ExecBody, code: int, raw_out: bytes, raw_err: bytes) -> Any:
+    if body.decode == "bytes" and code == 0 and body.capture != "structured":
+        return raw_err if body.capture == "stderr" else raw_out
+    out, err = raw_out.decode("utf-8", "replace"), raw_err.decode("utf-8", "replace")
+    if body.capture == "structured":
+        return {"stdout": _trim(out), "stderr": _trim(err), "exit_code": code}
+    if code != 0:
+        raise NikaError(
+            "NIKA-EXEC-001",
+            f"task {task.id!r}: the command exited with status {code}; read `details.stderr`, "
+            "or use `capture: structured` to treat the exit code as data",
+            details={"task": task.id, "exit_code": code, "stderr": err[-_EXCERPT:],
+                     "stdout": out[-_EXCERPT:]},
+        )
+    text = _trim(err if body.capture == "stderr" else out)
+    return _decode(task, body.decode or "text", text)
+
+
+def _decode(task: Task, decode: str, text: str) -> Any:
+    try:
+        if decode == "json":
+            return json.loads(text)
+        if decode == "jsonl":
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+    except ValueError as exc:
+        raise NikaError(
+            "NIKA-TYPE-101",
+            f"task {task.id!r}: `decode: {decode}` but the output does not parse ({exc}); "
+            "fix the program's output or use `decode: text`",
+            details={"task": task.id, "decode": decode},
+        ) from None
+    return text

@@ -1,0 +1,152 @@
+"""`infer:` — one model call (02 §infer).
+
+The body resolves against the task's environment, the provider comes from the run's pool
+(`resolve_provider`: mock, OpenAI-compatible, Anthropic), and with `schema:` the reply must
+parse as JSON and validate; a misfit is fed back to the model up to `SCHEMA_RETRIES` more
+times (the engine-internal retry 02 allows) before `NIKA-INFER-002`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+import jsonschema
+
+from nika.agent.seams import (
+    AssistantMessage,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    UserMessage,
+)
+from nika.errors import NikaError
+from nika.prices import is_priced
+from nika.runtime.services import RunServices
+from nika.syntax.binding import interpolate
+from nika.syntax.model import InferBody, Task
+from nika.syntax.template import stringify
+
+SCHEMA_RETRIES: Final = 2
+
+
+def resolve_model(task: Task, own: str | None, services: RunServices) -> str:
+    """The task's model, else the run default (`--model`, else the workflow's `model:`)."""
+    model = own or services.model
+    if not model:
+        raise NikaError(
+            "NIKA-PROVIDER-001",
+            f"task {task.id!r} names no model and the workflow has no `model:`; add "
+            "`model: <provider>/<name>` to the task or the envelope, or pass --model",
+            details={"task": task.id},
+        )
+    return model
+
+
+def text_field(value: Any, env: Mapping[str, Any]) -> str | None:
+    """A resolved text field: islands rendered, a non-string value rendered as text."""
+    if value is None:
+        return None
+    resolved = interpolate(value, env)
+    return resolved if isinstance(resolved, str) else stringify(resolved)
+
+
+def number_field(value: Any, env: Mapping[str, Any], name: str, task: Task) -> Any:
+    """A resolved numeric knob (`temperature`, `max_tokens`), refused when not a number."""
+    if value is None:
+        return None
+    resolved = interpolate(value, env)
+    if isinstance(resolved, bool) or not isinstance(resolved, int | float):
+        raise NikaError(
+            "NIKA-VAR-006",
+            f"task {task.id!r}: `{name}` resolved to {resolved!r}; it must be a number",
+            details={"task": task.id, "field": name},
+        )
+    return resolved
+
+
+async def run_infer(
+    task: Task, body: InferBody, env: Mapping[str, Any], services: RunServices,
+    timeout: float | None,
+) -> Any:
+    """Call the model once (plus schema repairs); returns the text or the validated object."""
+    model = resolve_model(task, body.model, services)
+    prompt = text_field(body.prompt, env) or ""
+    system = text_field(body.system, env)
+    schema = interpolate(body.schema, env) if body.schema is not None else None
+    provider = services.providers.get(model, timeout)
+    messages: list[Message] = [UserMessage(prompt)]
+    services.bus.emit("verb_invoked", task.id, verb="infer", model=model)
+    for repair in range(SCHEMA_RETRIES + 1):
+        request = ModelRequest(
+            model=model,
+            system=system,
+            messages=tuple(messages),
+            temperature=number_field(body.temperature, env, "temperature", task),
+            max_tokens=number_field(body.max_tokens, env, "max_tokens", task),
+            response_schema=schema,
+        )
+        response = await provider.complete(request)
+        _check_usage(task, model, response)
+        services.bus.emit(
+            "cost_incurred", task.id, model=model,
+            input_tokens=response.usage.input_tokens if response.usage else None,
+            output_tokens=response.usage.output_tokens if response.usage else None,
+        )
+        if schema is None:
+            return response.text
+        value, problem = _validated(response.text, schema)
+        if problem is None:
+            return value
+        if repair == SCHEMA_RETRIES:
+            raise NikaError(
+                "NIKA-INFER-002",
+                f"task {task.id!r}: the model's reply does not fit `schema:` after "
+                f"{SCHEMA_RETRIES + 1} attempts ({problem}); simplify the schema or make the "
+                "prompt state the expected JSON shape",
+                details={"task": task.id, "model": model, "problem": problem},
+            )
+        messages += [
+            AssistantMessage(response.text),
+            UserMessage(f"Your reply did not fit the required JSON schema: {problem}. "
+                        "Reply again with only the JSON value."),
+        ]
+    raise AssertionError("unreachable: the repair loop always returns or raises")
+
+
+def _check_usage(task: Task, model: str, response: ModelResponse) -> None:
+    if response.usage is None and is_priced(model):
+        raise NikaError(
+            "NIKA-INFER-003",
+            f"task {task.id!r}: {model} answered without reporting token usage, so the call "
+            "cannot be billed honestly; use a provider endpoint that reports usage",
+            details={"task": task.id, "model": model},
+        )
+    if not response.text.strip() and response.usage and response.usage.output_tokens > 0:
+        raise NikaError(
+            "NIKA-INFER-004",
+            f"task {task.id!r}: {model} spent {response.usage.output_tokens} output tokens "
+            "but returned no visible answer (a thinking model ate the budget); raise "
+            "`max_tokens` or use a variant without thinking",
+            details={"task": task.id, "model": model},
+        )
+
+
+def _validated(text: str, schema: Mapping[str, Any]) -> tuple[Any, str | None]:
+    candidate = text.strip()
+    if candidate.startswith("```"):
+        # Models often fence JSON; the fence is presentation, not content.
+        candidate = candidate.strip("`").removeprefix("json").strip()
+    try:
+        value = json.loads(candidate)
+    except json.JSONDecodeError as exc:
+        return None, f"not JSON ({exc.msg} at line {exc.lineno})"
+    try:
+        jsonschema.validate(value, dict(schema))
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        return None, f"at {where}: {exc.message}"
+    except jsonschema.SchemaError as exc:
+        return None, f"the schema itself is invalid: {exc.message}"
+    return value, None

@@ -1,0 +1,146 @@
+"""`invoke:` — one tool call through the `ToolExecutor` seam the agent uses (02 §invoke), or a
+child workflow (`invoke: workflow:` · 14).
+
+The tool is re-judged as a `tool` effect at dispatch, its args resolve and are validated
+against the tool's own JSON Schema (`NIKA-INVOKE-002`) before the call, an unknown name is
+`NIKA-INVOKE-001`, and a failed call surfaces the tool's own typed error. The output is the
+tool's structured value when it has one, else its text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from time import perf_counter
+from typing import Any, Final
+
+import jsonschema
+
+from nika.agent.intrinsic import is_loop_only
+from nika.agent.seams import ToolDefinition, ToolExecutor, ToolResult
+from nika.errors import NikaError
+from nika.runtime.services import RunServices
+from nika.syntax.binding import interpolate
+from nika.syntax.model import InvokeBody, Task
+
+ChildRunner = Callable[[Path, Mapping[str, Any]], Awaitable[Any]]
+"""Runs a child workflow file with its args as inputs; returns its `outputs` object."""
+
+_LOOP_ONLY_CODES: Final = {"nika:done": "NIKA-BUILTIN-DONE-001",
+                           "nika:compose": "NIKA-BUILTIN-COMPOSE-001"}
+
+
+async def run_invoke(
+    task: Task, body: InvokeBody, env: Mapping[str, Any], services: RunServices,
+    child: ChildRunner | None,
+) -> Any:
+    """Dispatch the tool (or the child workflow) and return its output."""
+    args = interpolate(dict(body.args), env)
+    if body.workflow is not None:
+        return await _child(task, body.workflow, args, services, child)
+    name = body.tool or ""
+    if is_loop_only(name):
+        raise NikaError(
+            _LOOP_ONLY_CODES.get(name, "NIKA-BUILTIN-DONE-001"),
+            f"task {task.id!r}: {name} only means something inside an `agent:` loop; grant it "
+            "in an agent's `tools:` instead of invoking it",
+            details={"task": task.id, "tool": name},
+        )
+    services.gate.tool(task.id, name)
+    tools = services.tools(task.id)
+    definition = await _definition(task, name, tools, services)
+    if not name.startswith("nika:"):
+        # Builtins validate their own args, with the per-builtin codes the stdlib names.
+        _validate(task, definition, args)
+    services.bus.emit("verb_invoked", task.id, verb="invoke", tool=name)
+    started = perf_counter()
+    result = await tools.call(name, args)
+    services.bus.emit(
+        "tool_invoked", task.id, tool=name, is_error=result.is_error,
+        error_code=result.error.code if result.error else None,
+        duration_ms=round((perf_counter() - started) * 1000, 3),
+    )
+    if result.is_error:
+        error = _error_of(result)
+        if error is None:
+            raise NikaError("NIKA-MCP-002" if name.startswith("mcp:") else "NIKA-IMPL-001",
+                            f"task {task.id!r}: {name} failed: {result.content[:500]}",
+                            details={"task": task.id, "tool": name})
+        raise error
+    return result.structured if result.structured is not None else result.content
+
+
+def _error_of(result: ToolResult) -> NikaError | None:
+    """The typed error an error result carries. Executors put its wire shape (with
+    `transient` and `details`) in `structured`, or as JSON text in `content`."""
+    failure = result.error
+    if failure is None:
+        return None
+    wire: Any = result.structured
+    if not isinstance(wire, Mapping):
+        try:
+            wire = json.loads(result.content)
+        except ValueError:
+            wire = {}
+    wire = wire if isinstance(wire, Mapping) else {}
+    details = wire.get("details")
+    return NikaError(failure.code, failure.detail, category=failure.category,
+                     transient=bool(wire.get("transient", False)),
+                     details=details if isinstance(details, Mapping) else None)
+
+
+async def _definition(
+    task: Task, name: str, tools: ToolExecutor, services: RunServices
+) -> ToolDefinition:
+    found = _find(tools, name)
+    if found is None and name.startswith("mcp:") and services.mcp is not None:
+        server = name[len("mcp:"):].split("/", 1)[0]
+        await services.mcp.load_definitions({server})
+        found = _find(tools, name)
+    if found is None:
+        raise NikaError(
+            "NIKA-INVOKE-001",
+            f"task {task.id!r}: no tool named {name!r} is available; check the spelling "
+            "against the builtin list, or configure the MCP server in .nika/mcp.json",
+            details={"task": task.id, "tool": name},
+        )
+    return found
+
+
+def _find(tools: ToolExecutor, name: str) -> ToolDefinition | None:
+    return next((d for d in tools.definitions() if d.name == name), None)
+
+
+def _validate(task: Task, definition: ToolDefinition, args: Mapping[str, Any]) -> None:
+    try:
+        jsonschema.validate(dict(args), dict(definition.parameters))
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(args)"
+        raise NikaError(
+            "NIKA-INVOKE-002",
+            f"task {task.id!r}: args of {definition.name} do not fit its schema at {where}: "
+            f"{exc.message}; fix `args:`",
+            details={"task": task.id, "tool": definition.name, "at": where},
+        ) from None
+    except jsonschema.SchemaError:
+        # A tool's broken schema is the tool's defect; the call itself decides.
+        return
+
+
+async def _child(
+    task: Task, target: str, args: Any, services: RunServices, child: ChildRunner | None
+) -> Any:
+    if child is None or target.startswith("registry:"):
+        raise NikaError(
+            "NIKA-COMP-001",
+            f"task {task.id!r}: the child workflow {target!r} cannot be run by this engine "
+            "(only local-file children are supported); inline the child's tasks or run it "
+            "separately with `nika run`",
+            details={"task": task.id, "workflow": target},
+        )
+    path = Path(target)
+    if not path.is_absolute():
+        path = services.workflow_dir / path
+    services.bus.emit("verb_invoked", task.id, verb="invoke", workflow=target)
+    return await child(path, args if isinstance(args, Mapping) else {})
