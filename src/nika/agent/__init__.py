@@ -52,7 +52,6 @@ from nika.agent.seams import (
 from nika.agent.spec import AgentSpec
 
 __all__ = [
-    "INTRINSICS",
     "AgentConfig",
     "AgentEvent",
     "AgentObserver",
@@ -66,6 +65,7 @@ __all__ = [
     "DoneIntrinsic",
     "Finish",
     "Finished",
+    "INTRINSICS",
     "InMemoryExecutor",
     "Intrinsic",
     "IntrinsicOutcome",

@@ -29,7 +29,7 @@ RUNGS: Final[tuple[str, ...]] = (
 )
 """The ladder, in order. Adding a rung is one line here (a module with `run(ctx)`)."""
 
-__all__ = ["RUNGS", "CheckContext", "Verdict", "check"]
+__all__ = ["CheckContext", "RUNGS", "Verdict", "check"]
 
 
 def check(text: str | bytes, path: str | None = None, *, base_dir: Path | None = None) -> Verdict:

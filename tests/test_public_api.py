@@ -1,0 +1,51 @@
+"""The public surface is deliberate: `nika.__all__` is pinned here and kept sorted."""
+
+from __future__ import annotations
+
+import importlib
+
+import nika
+
+PINNED = [
+    "AgentConfig",
+    "AgentObserver",
+    "AgentResult",
+    "AgentSpec",
+    "CompositeExecutor",
+    "InMemoryExecutor",
+    "Location",
+    "ModelRequest",
+    "ModelResponse",
+    "NikaError",
+    "Provider",
+    "ToolCall",
+    "ToolDefinition",
+    "ToolExecutor",
+    "ToolResult",
+    "Usage",
+    "Verdict",
+    "__version__",
+    "check",
+    "resolve_provider",
+    "run_agent",
+    "run_agent_sync",
+]
+
+
+def test_top_level_all_is_pinned_and_sorted() -> None:
+    assert nika.__all__ == PINNED
+    assert nika.__all__ == sorted(nika.__all__)
+
+
+def test_every_exported_name_resolves() -> None:
+    for package in ("nika", "nika.agent", "nika.check"):
+        module = importlib.import_module(package)
+        assert module.__all__ == sorted(module.__all__), package
+        for name in module.__all__:
+            assert hasattr(module, name), f"{package}.{name}"
+
+
+def test_version_matches_the_distribution() -> None:
+    from importlib.metadata import version
+
+    assert nika.__version__ == version("nika")
