@@ -25,7 +25,6 @@ PINNED = [
     "Usage",
     "Verdict",
     "__version__",
-    "check",
     "resolve_provider",
     "run_agent",
     "run_agent_sync",

@@ -1,8 +1,8 @@
 """nika: a Python engine for the Nika v1 workflow language.
 
-The public surface: `check` a workflow statically, run the agent loop as a library with
-`run_agent` and its seams, resolve a `<provider>/<model>` string to a `Provider`. Everything
-else lives in the subpackages (`nika.agent`, `nika.check`, `nika.runtime`, `nika.tools`).
+The public surface: the agent loop as a library (`run_agent` and its seams), `resolve_provider`
+for a `<provider>/<model>` string, and the `Verdict` that `nika.check.check` returns. The check
+function stays in its subpackage: a top-level `check` would shadow the `nika.check` module.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from nika.agent import (
     run_agent,
     run_agent_sync,
 )
-from nika.check import Verdict, check
+from nika.check import Verdict
 from nika.errors import Location, NikaError
 from nika.providers import resolve_provider
 
@@ -50,7 +50,6 @@ __all__ = [
     "Usage",
     "Verdict",
     "__version__",
-    "check",
     "resolve_provider",
     "run_agent",
     "run_agent_sync",

@@ -68,6 +68,9 @@ async def run_invoke(
                             f"task {task.id!r}: {name} failed: {result.content[:500]}",
                             details={"task": task.id, "tool": name})
         raise error
+    if name.startswith("nika:"):
+        # Builtins always carry their value in `structured`; a null output stays null.
+        return result.structured
     return result.structured if result.structured is not None else result.content
 
 
