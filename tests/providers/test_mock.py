@@ -20,8 +20,9 @@ from nika.agent.fakes import RecordingExecutor, definition
 from nika.errors import NikaError
 from nika.providers.mock import MockProvider, shaped_default
 
-CONFORMANCE = Path("/work/shared/conformance/tests/runtime/agent")
-EXAMPLES = Path("/work/shared/nika-spec/examples")
+SHARED = Path(__file__).resolve().parents[3] / "shared"  # beside the clone, locally and in CI
+CONFORMANCE = SHARED / "conformance" / "tests" / "runtime" / "agent"
+EXAMPLES = SHARED / "nika-spec" / "examples"
 
 
 def _request(prompt: str = "hello", **fields: Any) -> ModelRequest:
