@@ -9,7 +9,7 @@ from importlib.resources import files
 import pytest
 
 from nika.prices import UNBILLED_PROVIDERS, is_priced, parse_table, price_of
-from nika.providers.catalog import PROVIDERS
+from nika.syntax.providers import PROVIDERS
 
 
 def _shipped() -> str:

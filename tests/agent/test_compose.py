@@ -238,3 +238,47 @@ def test_fuzz_compose_never_raises_and_answers_a_verdict_or_a_tool_error(draft: 
     codes = {e["code"] for e in verdict["errors"]}
     assert "NIKA-IMPL-001" not in codes, verdict["errors"]
     assert verdict["valid"] is (not codes)
+
+
+_SIDE_FILE_DRAFT = """\
+nika: probe
+model: mock/echo
+permits: { fs: { read: ["probe/**", "/dev/**"] }, tools: ["nika:read"] }
+tasks:
+  look:
+    agent:
+      prompt: "Review."
+      skills: ["probe/SKILL.md", "/dev/zero"]
+      max_turns: 2
+  call:
+    invoke: { workflow: ./probe/child.nika.yaml }
+"""
+
+
+@pytest.mark.parametrize("state", ["absent", "skill", "garbage", "directory"])
+async def test_a_draft_cannot_probe_host_files_through_side_file_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: str
+) -> None:
+    monkeypatch.chdir(tmp_path)  # where a draft's relative side files would resolve
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    skill, child = probe / "SKILL.md", probe / "child.nika.yaml"
+    if state == "skill":
+        skill.write_text("---\nname: r\ndescription: d\n---\nbody\n")
+        child.write_text(VALID)
+    elif state == "garbage":
+        skill.write_text("not a skill")
+        child.write_text("nika: Bad\n")
+    elif state == "directory":
+        skill.mkdir()
+        child.mkdir()
+    verdict = json.loads((await _serve({"workflow_yaml": _SIDE_FILE_DRAFT})).content)
+    codes = {e["code"] for e in verdict["errors"]}
+    # whatever the disk holds, the draft learns nothing about it
+    blind = check(_SIDE_FILE_DRAFT, base_dir=tmp_path / "nowhere", read_side_files=False)
+    assert verdict == json.loads(blind.to_json())
+    assert not codes & {"NIKA-AGENT-003", "NIKA-AGENT-004", "NIKA-COMP-001", "NIKA-COMP-004"}
+    # the same draft checked as a file on disk does read them: the probe would have worked
+    if state != "skill":
+        on_disk = {e.code for e in check(_SIDE_FILE_DRAFT, base_dir=tmp_path).errors}
+        assert on_disk & {"NIKA-AGENT-003", "NIKA-AGENT-004", "NIKA-COMP-001"}

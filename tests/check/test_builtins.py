@@ -100,3 +100,30 @@ def test_agent_whitelist_names_known_builtins() -> None:
     found = [f for f in builtins.run(ctx) if isinstance(f, NikaError)]
     assert [f.code for f in found] == ["NIKA-INVOKE-001"]
     assert "nika:fetch" in found[0].detail and found[0].location is not None
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "needle"),
+    [
+        ("nika:jq", "{ input: [], expression: '.foo | | bad' }", "does not compile"),
+        ("nika:jq", "{ input: {}, expression: 'env.HOME' }", "reads the ambient 'env'"),
+        ("nika:fetch", "{ url: 'https://a.b', mode: jq, jq: '.items[' }", "does not compile"),
+    ],
+)
+def test_a_literal_jq_program_must_compile(tool: str, args: str, needle: str) -> None:
+    ctx = ctx_of(f"nika: x\ntasks:\n  t:\n    invoke: {{ tool: '{tool}', args: {args} }}\n")
+    found = [f for f in builtins.run(ctx) if isinstance(f, NikaError)]
+    assert [f.code for f in found] == ["NIKA-VAR-005"]
+    assert needle in found[0].detail and "task `t`" in found[0].detail
+    assert found[0].location is not None and found[0].location.line == 4
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "{ input: [1], expression: 'map(. + 1) | add' }",
+        "{ input: [1], expression: '${{ with.program }}' }",  # the run's to judge
+    ],
+)
+def test_a_well_formed_or_templated_jq_program_passes(args: str) -> None:
+    assert codes("nika:jq", args) == []

@@ -24,15 +24,24 @@ outputs:
 """
 
 
-def codes(tmp_path: Path, parent: str, child: str = CHILD) -> list[str]:
-    (tmp_path / "child.nika.yaml").write_text(textwrap.dedent(child))
+def findings(
+    tmp_path: Path, parent: str, child: str | None = CHILD, *, read_side_files: bool = True
+) -> list[NikaError]:
+    if child is not None:
+        (tmp_path / "child.nika.yaml").write_text(textwrap.dedent(child))
     me = tmp_path / "parent.nika.yaml"
     me.write_text(textwrap.dedent(parent))
     doc = load_document(me.read_text(), path=str(me))
     wf, errors = build_workflow(doc)
     assert wf is not None and not errors
-    ctx = CheckContext(doc, wf, me, tmp_path)
-    return sorted(f.code for f in composition.run(ctx) if isinstance(f, NikaError))
+    ctx = CheckContext(doc, wf, me, tmp_path, read_side_files=read_side_files)
+    return sorted(
+        (f for f in composition.run(ctx) if isinstance(f, NikaError)), key=lambda f: f.code
+    )
+
+
+def codes(tmp_path: Path, parent: str, child: str | None = CHILD) -> list[str]:
+    return [f.code for f in findings(tmp_path, parent, child)]
 
 
 def parent(call: str, permits: str = 'permits: { exec: ["echo"] }') -> str:
@@ -91,3 +100,35 @@ def test_effect_containment(tmp_path: Path) -> None:
     ]
     assert codes(tmp_path, parent(call, "")) == ["NIKA-COMP-002"]
     assert codes(tmp_path, parent(call, "permits: { exec: true }")) == []
+
+
+def test_a_child_that_is_not_a_regular_file_is_never_read(tmp_path: Path) -> None:
+    found = findings(tmp_path, parent("invoke: { workflow: /dev/zero }"), child=None)
+    assert [f.code for f in found] == ["NIKA-COMP-001"]
+    assert "'/dev/zero'" in found[0].detail and "character device" in found[0].detail
+    (tmp_path / "sub.nika.yaml").mkdir()
+    found = findings(tmp_path, parent("invoke: { workflow: ./sub.nika.yaml }"), child=None)
+    assert [f.code for f in found] == ["NIKA-COMP-001"] and "a directory" in found[0].detail
+
+
+def test_a_child_past_the_document_cap_is_refused_after_cap_plus_one_bytes(
+    tmp_path: Path,
+) -> None:
+    huge = CHILD + "# " + "x" * (1 << 20) + "\n"
+    found = findings(tmp_path, parent("invoke: { workflow: ./child.nika.yaml }"), child=huge)
+    assert [f.code for f in found] == ["NIKA-COMP-001"] and "1048576-byte cap" in found[0].detail
+
+
+def test_without_side_files_no_child_is_opened(tmp_path: Path) -> None:
+    calls = [
+        "invoke: { workflow: ./child.nika.yaml }",  # exists, and would be a typed-call refusal
+        "invoke: { workflow: ./missing.nika.yaml }",
+        "invoke: { workflow: /dev/zero }",
+        "invoke: { workflow: ./parent.nika.yaml }",
+    ]
+    for call in calls:
+        assert findings(tmp_path, parent(call), read_side_files=False) == [], call
+    templated = parent("invoke: { workflow: './c-${{ const.w }}.nika.yaml' }")
+    assert [f.code for f in findings(tmp_path, templated, read_side_files=False)] == [
+        "NIKA-COMP-001"
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from nika.check import check
 from nika.check.effects import SHELL, Effect, infer_effects, needed_permits
 from nika.syntax.loader import load_document
 from nika.syntax.model import Workflow, build_workflow
@@ -87,3 +88,33 @@ def test_order_is_deterministic_and_site_not_compared() -> None:
     assert a == b
     tasks = "  z:\n    exec: { command: [b] }\n  a:\n    exec: { command: [a] }\n"
     assert [e.task for e in infer_effects(workflow(tasks))] == ["z", "a"]
+
+
+def test_media_builtins_write_their_output_dir_argument_and_read_edit_sources() -> None:
+    got = effects(
+        "  i:\n    invoke: { tool: nika:image_generate, args: { provider: local, prompt: p,"
+        " output_dir: ./assets/og } }\n"
+        "  s:\n    invoke: { tool: nika:tts_generate, args: { provider: local, text: t,"
+        " output_dir: ./assets/audio } }\n"
+        "  e:\n    invoke: { tool: nika:image_generate, args: { provider: openai, mode: edit,"
+        " images: [a.png, b.png], mask: m.png, prompt: p, output_dir: out } }\n"
+    )
+    # check judges the directory argument; the run gates each final file under it
+    assert ("fs.write", "./assets/og", False) in got
+    assert ("fs.write", "./assets/audio", False) in got
+    assert not any(target.endswith("**") for _, target, _ in got)
+    assert {("fs.read", "a.png", False), ("fs.read", "b.png", False)} <= set(got)
+    assert ("fs.read", "m.png", False) in got
+
+
+def test_a_bare_directory_grant_and_a_recursive_one_both_admit_output_dir() -> None:
+    for grant in ('["./assets/og"]', '["assets/og/**"]'):
+        src = (
+            f"nika: x\npermits: {{ tools: [nika:image_generate], fs: {{ write: {grant} }} }}\n"
+            "tasks:\n  i:\n    invoke: { tool: nika:image_generate, args: { provider: local,"
+            " prompt: p, output_dir: ./assets/og } }\n"
+        )
+        verdict = check(src)
+        assert verdict.valid, (grant, [e.code for e in verdict.errors])
+    outside = src.replace('["assets/og/**"]', '["assets/other/**"]')
+    assert [e.code for e in check(outside).errors] == ["NIKA-SEC-004"]

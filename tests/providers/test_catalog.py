@@ -93,7 +93,7 @@ def test_unknown_or_malformed_model_is_refused_listing_the_known(model: str) -> 
 
 def test_catalog_and_package_import_no_sdk() -> None:
     code = (
-        "import sys, nika.providers, nika.providers.catalog; "
+        "import sys, nika.providers, nika.syntax.providers; "
         "bad = {'openai', 'anthropic', 'httpx2'} & set(sys.modules); "
         "assert not bad, bad"
     )

@@ -44,7 +44,9 @@ _WARM_UP_DRAFT: Final = (
 
 
 def _check_draft(draft: str) -> Verdict:
-    return check(draft)
+    # A draft is model output: it must not learn which host files exist through skill
+    # paths or child targets, so its side files are judged statically, never opened.
+    return check(draft, read_side_files=False)
 
 
 @cache
@@ -56,7 +58,7 @@ def _warm_up() -> None:
     """
     for name in RUNGS:
         importlib.import_module(name)
-    check(_WARM_UP_DRAFT)
+    check(_WARM_UP_DRAFT, read_side_files=False)
 
 
 class ComposeIntrinsic:

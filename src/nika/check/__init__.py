@@ -2,7 +2,8 @@
 
 load (YAML profile) → build the model (shape) → the ladder of rungs, in order.
 Nothing executes and nothing touches the network; side files are read only where
-the spec asks (child workflows, skill files), relative to the workflow's directory.
+the spec asks (child workflows, skill files), relative to the workflow's directory,
+and not at all under `read_side_files=False`.
 """
 
 from __future__ import annotations
@@ -32,20 +33,30 @@ RUNGS: Final[tuple[str, ...]] = (
 __all__ = ["CheckContext", "RUNGS", "Verdict", "check"]
 
 
-def check(text: str | bytes, path: str | None = None, *, base_dir: Path | None = None) -> Verdict:
+def check(
+    text: str | bytes,
+    path: str | None = None,
+    *,
+    base_dir: Path | None = None,
+    read_side_files: bool = True,
+) -> Verdict:
     """Check a workflow's source and return its `Verdict`; never raises.
 
     `path` names the file (for locations and for resolving side files); `base_dir`
     overrides the directory side files resolve from (default: the file's directory,
-    else the working directory).
+    else the working directory). `read_side_files=False` keeps the check off the disk
+    entirely — skills and `invoke: workflow:` children are judged by path and permits
+    only — for untrusted drafts (`nika:compose`), which must not probe the host's files.
     """
     try:
-        return _check(text, path, base_dir)
+        return _check(text, path, base_dir, read_side_files)
     except Exception as exc:  # the never-raise contract: a crash is a finding, and a bug
         return refused([_internal(exc, "the check pipeline")])
 
 
-def _check(text: str | bytes, path: str | None, base_dir: Path | None) -> Verdict:
+def _check(
+    text: str | bytes, path: str | None, base_dir: Path | None, read_side_files: bool
+) -> Verdict:
     from nika.syntax.loader import load_document
     from nika.syntax.model import build_workflow
 
@@ -63,6 +74,7 @@ def _check(text: str | bytes, path: str | None, base_dir: Path | None) -> Verdic
         workflow=workflow,
         path=file,
         base_dir=base_dir or (file.parent if file is not None else Path.cwd()),
+        read_side_files=read_side_files,
     )
     return _climb(ctx)
 

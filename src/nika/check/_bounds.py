@@ -31,7 +31,11 @@ class Bound:
 
     @staticmethod
     def of(value: int | Fraction | Decimal) -> Bound:
-        """A known number."""
+        """A known number (1 and 0, by far the most frequent, are shared values)."""
+        if value == 1:
+            return _ONE
+        if value == 0:
+            return _ZERO
         return Bound._from({(): Fraction(value)})
 
     @staticmethod
@@ -50,6 +54,10 @@ class Bound:
         return Bound._from(out)
 
     def __mul__(self, other: Bound) -> Bound:
+        if self.terms == _ONE.terms:
+            return other  # the certificate multiplies by one iteration, one attempt, …
+        if other.terms == _ONE.terms:
+            return self
         out: dict[Monomial, Fraction] = {}
         for left, a in self.terms:
             for right, b in other.terms:
@@ -88,12 +96,18 @@ class Bound:
         return " + ".join(parts)
 
 
+_ONE: Final = Bound((((), Fraction(1)),))
+_ZERO: Final = Bound()
+
+
 def total(bounds: Iterable[Bound]) -> Bound:
-    """The sum of `bounds` (zero for none)."""
-    out = Bound()
+    """The sum of `bounds` (zero for none), accumulated once and sorted once: folding
+    `+` would re-sort the running sum per bound, quadratic when symbols are many."""
+    out: dict[Monomial, Fraction] = {}
     for bound in bounds:
-        out = out + bound
-    return out
+        for monomial, coefficient in bound.terms:
+            out[monomial] = out.get(monomial, Fraction(0)) + coefficient
+    return Bound._from(out)
 
 
 def _number(value: Fraction, money: bool, floor: bool) -> int | float:

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from nika.errors import NikaError
 from nika.syntax.expr import Expr, Reference, parse, references
-from nika.syntax.template import find_islands
+from nika.syntax.template import find_islands, is_whole_island
 
 
 @lru_cache(maxsize=1 << 16)
@@ -34,3 +34,11 @@ def exprs(text: str) -> tuple[Expr, ...]:
 def reads(text: str) -> tuple[Reference, ...]:
     """Every static reference across `text`'s islands, in order (none when malformed)."""
     return tuple(ref for expr in exprs(text) for ref in references(expr))
+
+
+@lru_cache(maxsize=1 << 16)
+def whole(text: str) -> Expr | None:
+    """The one expression of `text` when it is exactly one well-formed island (so its
+    value keeps its type), else None."""
+    found = exprs(text)  # a malformed text parses to none, so the segmenting cannot raise
+    return found[0] if len(found) == 1 and is_whole_island(text) else None

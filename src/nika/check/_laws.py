@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from nika.check._islands import exprs
 from nika.check.context import CheckContext, Finding, Hint
-from nika.check.graph import Graph, derive
+from nika.check.graph import Graph
 from nika.syntax.expr import Binary, Expr, Ident, Index, Literal, Member, Not, Ternary
 from nika.syntax.globs import glob_match
 from nika.syntax.model import AgentBody, ExecBody, InvokeBody, Task, TaskId
@@ -43,48 +43,66 @@ _UNKNOWN: Final = object()
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     """Both laws, over one derived graph."""
-    graph = derive(ctx.workflow)
+    graph = ctx.graph()
     yield from _order(ctx, graph)
     yield from _consent(ctx, graph)
 
 
-def _path(graph: Graph, start: TaskId, goal: TaskId) -> list[TaskId]:
-    """A shortest `G_p` path `start → … → goal` (the witness)."""
-    back: dict[TaskId, TaskId] = {}
-    queue = deque([start])
-    while queue:
-        cur = queue.popleft()
-        if cur == goal:
-            break
-        for nxt in graph.consumers(cur):
-            if nxt not in back and nxt != start:
-                back[nxt] = cur
+def _net_sources(
+    graph: Graph, tasks: Mapping[TaskId, Task]
+) -> tuple[dict[TaskId, TaskId], dict[TaskId, TaskId]]:
+    """For every task downstream of a net task: the first such net task in declaration
+    order (`owner`), and the BFS parent that leads back to it (`parent`).
+
+    One forward BFS per net task, in declaration order, that stops at nodes an earlier
+    net task already owns — their descendants are that task's too — so the whole pass
+    is O(V + E) however many net and exec tasks there are. Each node is reached first
+    from its owner along a shortest path with the same tie-breaks as a lone BFS from it
+    (no shortest path from a later owner can cross an earlier owner's node).
+    """
+    owner: dict[TaskId, TaskId] = {}
+    parent: dict[TaskId, TaskId] = {}
+    for tid, task in tasks.items():
+        if not (isinstance(task.body, InvokeBody) and task.tool in NET):
+            continue
+        queue = deque([tid])
+        while queue:
+            cur = queue.popleft()
+            for nxt in graph.consumers(cur):
+                if nxt in owner or nxt == tid:
+                    continue
+                owner[nxt] = tid
+                parent[nxt] = cur
                 queue.append(nxt)
+    return owner, parent
+
+
+def _path(parent: Mapping[TaskId, TaskId], start: TaskId, goal: TaskId) -> list[TaskId]:
+    """The shortest `G_p` path `start → … → goal` the BFS recorded (the witness)."""
     out = [goal]
     while out[-1] != start:
-        out.append(back[out[-1]])
+        out.append(parent[out[-1]])
     out.reverse()
     return out
 
 
 def _order(ctx: CheckContext, graph: Graph) -> Iterator[Finding]:
     tasks = ctx.workflow.tasks
-    net = [t.id for t in tasks.values() if isinstance(t.body, InvokeBody) and t.tool in NET]
+    owner, parent = _net_sources(graph, tasks)
     for task in tasks.values():
         if not isinstance(task.body, ExecBody):
             continue
-        ancestors = graph.ancestors(task.id)
-        source = next((n for n in net if n in ancestors and n != task.id), None)
+        source = owner.get(task.id)
         if source is None:
             continue
-        witness = " → ".join(_path(graph, source, task.id))
+        path = _path(parent, source, task.id)
         yield ctx.error(
             "NIKA-SEC-015",
             f"exec task `{task.id}` runs downstream of the network task `{source}` "
-            f"({witness}): content the workflow did not author must not reach a shell; "
-            "remove the dependency, or do the work without exec: (a builtin, or infer:)",
+            f"({' → '.join(path)}): content the workflow did not author must not reach a "
+            "shell; remove the dependency, or do the work without exec: (a builtin, or infer:)",
             (*task.path, "exec"),
-            path=_path(graph, source, task.id),
+            path=path,
         )
 
 
@@ -110,6 +128,7 @@ def _egress(task: Task) -> bool:
 
 def _consent(ctx: CheckContext, graph: Graph) -> Iterator[Finding]:
     tasks = ctx.workflow.tasks
+    position = {tid: i for i, tid in enumerate(tasks)}
     for gate in (t for t in tasks.values() if _is_gate(t)):
         state: dict[TaskId, bool] = {}  # reached → proven open (True) or unproven (False)
         queue: deque[tuple[TaskId, bool]] = deque((c, True) for c in graph.consumers(gate.id))
@@ -124,7 +143,7 @@ def _consent(ctx: CheckContext, graph: Graph) -> Iterator[Finding]:
                 continue
             state[node] = proven
             queue.extend((c, proven) for c in graph.consumers(node))
-        for node in sorted(state, key=list(tasks).index):
+        for node in sorted(state, key=position.__getitem__):
             if not _egress(tasks[node]):
                 continue
             err = ctx.error(

@@ -11,11 +11,9 @@ from __future__ import annotations
 from typing import Any, Final
 
 from nika.check._bounds import Bound
-from nika.check._islands import exprs
-from nika.errors import NikaError
+from nika.check._islands import whole
 from nika.syntax.expr import Expr, ListExpr, Literal, is_reference, references, unparse
 from nika.syntax.model import Task, TaskId, Workflow
-from nika.syntax.template import is_whole_island
 
 _MAX_HOPS: Final = 32
 """How many `with:`/`tasks.X.output` hops a size is chased through before it is a symbol
@@ -108,12 +106,4 @@ class Quantities:
 
 def _whole(value: Any) -> Expr | None:
     """The one expression of a string that is exactly one well-formed `${{ }}` island."""
-    if not isinstance(value, str):
-        return None
-    try:
-        if not is_whole_island(value):
-            return None
-    except NikaError:  # an unclosed island: the variables rung reports it
-        return None
-    found = exprs(value)
-    return found[0] if len(found) == 1 else None
+    return whole(value) if isinstance(value, str) else None

@@ -4,19 +4,25 @@ The closed `nika:*` set (`NIKA-INVOKE-001` for a name outside it), the loop-only
 builtins standing alone (`NIKA-BUILTIN-DONE-001` · `NIKA-BUILTIN-COMPOSE-001`), and
 each builtin's statically-checkable argument contract (`NIKA-BUILTIN-001`, or the
 builtin's own parse-time code where the stdlib names one). Only literal values are
-judged: an argument carrying a `${{ … }}` island is the run's to validate.
+judged: an argument carrying a `${{ … }}` island is the run's to validate. A literal jq
+program (`nika:jq`'s `expression:`, `nika:fetch`'s `jq:`) must compile and read no
+ambient (`env`, `$ENV`, `input`…) — `NIKA-VAR-005`, the code the run would raise.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Final
 
 from nika.check._builtin_contracts import BUILTINS, CONTRACTS, Report
 from nika.check.context import CheckContext, Finding
 from nika.errors import NikaError
+from nika.syntax.binding import compile_jq
 from nika.syntax.model import AgentBody, InvokeBody, Task
+
+_JQ_PROGRAMS: Final = {"nika:jq": "expression", "nika:fetch": "jq"}
+"""The argument that carries a jq program, per builtin."""
 
 _LOOP_ONLY = {
     "nika:done": ("NIKA-BUILTIN-DONE-001", "the loop-completion sentinel"),
@@ -75,6 +81,24 @@ def _invoke(
     rep: Report = report
     contract(args, rep)
     yield from found
+    yield from _jq_program(ctx, task, tool, args)
+
+
+def _jq_program(
+    ctx: CheckContext, task: Task, tool: str, args: Mapping[str, Any]
+) -> Iterator[NikaError]:
+    key = _JQ_PROGRAMS.get(tool)
+    program = args.get(key) if key is not None else None
+    if key is None or not isinstance(program, str) or "${{" in program:
+        return  # absent or not a string: the contract's finding · templated: the run's
+    try:
+        compile_jq(program)
+    except NikaError as err:
+        yield ctx.error(
+            err.code,
+            f"task `{task.id}` · `{tool}` `{key}:`: {err.detail}",
+            (*task.path, "invoke", "args", key),
+        )
 
 
 def _whitelist(ctx: CheckContext, task: Task, tools: tuple[str, ...]) -> Iterator[NikaError]:

@@ -28,7 +28,7 @@ from nika.check._bounds import Bound, total
 from nika.check._quantities import Quantities
 from nika.check._spend import DEFAULT_MAX_TURNS, TaskSpend, assess
 from nika.check.context import CheckContext, Finding, Section
-from nika.check.graph import derive
+from nika.check.graph import Graph, derive
 from nika.syntax.model import AgentBody, InvokeBody, Workflow
 
 _RESOURCES = ("model_calls", "tool_calls", "output_tokens", "cost_usd")
@@ -36,15 +36,16 @@ _RESOURCES = ("model_calls", "tool_calls", "output_tokens", "cost_usd")
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     """Contribute the `certificate` section."""
-    yield Section("certificate", certify(ctx.workflow))
+    yield Section("certificate", certify(ctx.workflow, ctx.graph()))
 
 
-def certify(workflow: Workflow) -> dict[str, Any]:
-    """The certificate of `workflow` as a JSON-ready mapping."""
+def certify(workflow: Workflow, graph: Graph | None = None) -> dict[str, Any]:
+    """The certificate of `workflow` as a JSON-ready mapping (`graph`: its derived graphs,
+    when the caller already holds them)."""
     quantities = Quantities(workflow)
     rows = [assess(task, workflow, quantities) for task in workflow.tasks.values()]
     live = [row for row in rows if not row.never_runs]
-    terminates, reasons = _termination(workflow, live)
+    terminates, reasons = _termination(graph if graph is not None else derive(workflow), live)
     return {
         "terminates": terminates,
         "reasons": reasons,
@@ -103,8 +104,8 @@ def _totals(rows: list[TaskSpend]) -> dict[str, Any]:
     return out
 
 
-def _termination(workflow: Workflow, rows: list[TaskSpend]) -> tuple[bool, list[str]]:
-    failures = [f"cycle {' → '.join(cycle)}" for cycle in derive(workflow).cycles()]
+def _termination(graph: Graph, rows: list[TaskSpend]) -> tuple[bool, list[str]]:
+    failures = [f"cycle {' → '.join(cycle)}" for cycle in graph.cycles()]
     for row in rows:
         body = row.task.body
         if isinstance(body, InvokeBody) and body.workflow is not None:

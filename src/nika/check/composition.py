@@ -4,7 +4,10 @@ Law 1 (static target · `NIKA-COMP-001`), law 7 (acyclic call graph · `NIKA-COM
 law 2 (typed call · `NIKA-COMP-004`) and a first cut of laws 3/4 (the child's exec
 and effectful-tool reach must sit inside the parent's declared boundary ·
 `NIKA-COMP-002`). Children are read from disk relative to the declaring file's
-directory — the one place `check` opens a workflow other than its input.
+directory — the one place `check` opens a workflow other than its input — and only when
+they resolve to a regular file, never past the 1 MiB document cap. Under
+`ctx.read_side_files` false (a `nika:compose` draft) no child is opened: law 1's static
+target is judged, the laws that need the child's text are not.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from pathlib import Path
 from typing import Final
 
 from nika.check._builtin_contracts import EFFECTFUL
+from nika.check._side_files import Unreadable, read_capped
 from nika.check.context import CheckContext, Finding
 from nika.errors import NikaError
 from nika.syntax.globs import Whitelist
-from nika.syntax.loader import load_document
+from nika.syntax.loader import MAX_DOCUMENT_BYTES, load_document
 from nika.syntax.model import ExecBody, InvokeBody, Permits, Task, Workflow, build_workflow
 from nika.syntax.subtype import is_subtype
 from nika.syntax.typefit import conforms
@@ -52,6 +56,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             continue
         if target.startswith("registry:"):
             continue  # a pinned registry child resolves through the lockfile, not the disk
+        if not ctx.read_side_files:
+            continue  # judged statically: the child is never opened
         file = (ctx.base_dir / target).resolve()
         if me is not None and file == me:
             yield ctx.error(
@@ -91,10 +97,11 @@ def _static_problem(target: str) -> str | None:
 
 
 def _load(file: Path) -> tuple[Workflow | None, str]:
-    try:
-        source = file.read_bytes()
-    except OSError as exc:
-        return None, f"does not resolve ({exc.strerror or 'unreadable'})"
+    source = read_capped(file, MAX_DOCUMENT_BYTES)
+    if isinstance(source, Unreadable):
+        if source.reason == "not_regular":
+            return None, f"{source.why}; name the child workflow file"
+        return None, source.why
     try:
         wf, errors = build_workflow(load_document(source, path=str(file)))
     except NikaError as exc:

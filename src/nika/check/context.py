@@ -6,16 +6,18 @@ The rung convention: a rung is a module exposing
 
 where a `Finding` is a `NikaError` (a refusal), a `Hint` (advisory, never fails
 validity) or a `Section` (a named verdict section such as `"plan"`). Rungs are pure:
-they read the model and, where the spec requires it, side files under `ctx.base_dir`.
+they read the model and, where the spec requires it and `ctx.read_side_files` allows,
+side files under `ctx.base_dir`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from nika.check.graph import Graph, derive
 from nika.errors import Location, NikaError
 from nika.syntax.model import KeyPath, Workflow
 
@@ -47,12 +49,25 @@ Finding = NikaError | Hint | Section
 
 @dataclass(frozen=True, slots=True)
 class CheckContext:
-    """The loaded document, its built model and where it came from."""
+    """The loaded document, its built model and where it came from.
+
+    `read_side_files` false forbids every rung to touch the disk: side files (skills,
+    child workflows) are then judged statically, by path and permits alone.
+    """
 
     document: Document
     workflow: Workflow
     path: Path | None
     base_dir: Path
+    read_side_files: bool = True
+    _graph: list[Graph] = field(default_factory=list, init=False, repr=False, compare=False)
+
+    def graph(self) -> Graph:
+        """The derived graphs of the workflow, built once per check and shared by the rungs
+        that read them (DAG, laws, secret flow, certificate)."""
+        if not self._graph:
+            self._graph.append(derive(self.workflow))
+        return self._graph[0]
 
     def locate(self, key_path: KeyPath) -> Location | None:
         """The source position of a key path into the document, when known."""

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Iterable, Iterator, Mapping
 
 from nika.check._gate import always_false
-from nika.check._islands import exprs
+from nika.check._islands import exprs, whole
 from nika.check._liveness import Death, Shape, WhenGate, dead_tasks
 from nika.check.context import CheckContext, Finding, Section
 from nika.check.graph import (
@@ -22,14 +22,13 @@ from nika.check.graph import (
     Graph,
     Status,
     cleanup_units,
-    derive,
     group_members,
     reads,
 )
 from nika.errors import NikaError
 from nika.syntax.expr import Expr, Ident, Member, StatusComparison, status_comparisons
 from nika.syntax.model import KeyPath, Task, TaskId, Workflow
-from nika.syntax.template import is_whole_island, walk_strings
+from nika.syntax.template import walk_strings
 
 _KIND_WORDS: Mapping[EdgeKind, str] = {
     EdgeKind.VALUE: "value edge (`with:` reads the value)",
@@ -41,7 +40,7 @@ _KIND_WORDS: Mapping[EdgeKind, str] = {
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     """Judge the graphs of `ctx.workflow`; always contributes the `plan` section."""
-    graph = derive(ctx.workflow)
+    graph = ctx.graph()
     aliases = {t.id: _status_aliases(t) for t in ctx.workflow.tasks.values()}
     yield from _predicates(ctx)
     yield from _dangling(ctx, graph)
@@ -156,13 +155,21 @@ def _cycles(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
 
 
 def _recovery(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
+    # A descendant sits in a strictly later wave, so a recovery source in the same or an
+    # earlier wave (the usual case: recovering from upstream) needs no walk at all; only
+    # the rest pay for one (memoized) descendant set per declaring task.
+    wave = {t: i for i, tasks in enumerate(graph.topological_waves()) for t in tasks}
     downstream: dict[TaskId, frozenset[TaskId]] = {}
     for edge in graph.of_kind(EdgeKind.RECOVERY):
         declaring = edge.target
-        if declaring not in downstream:
-            downstream[declaring] = graph.descendants(declaring)
-        if edge.source != declaring and edge.source not in downstream[declaring]:
-            continue
+        if edge.source != declaring:
+            here, there = wave.get(declaring), wave.get(edge.source)
+            if here is not None and there is not None and there <= here:
+                continue
+            if declaring not in downstream:
+                downstream[declaring] = graph.descendants(declaring)
+            if edge.source not in downstream[declaring]:
+                continue
         why = (
             "itself"
             if edge.source == declaring
@@ -195,10 +202,7 @@ def _status_aliases(task: Task) -> dict[str, TaskId]:
 
 
 def _whole_expr(value: object) -> Expr | None:
-    if not isinstance(value, str):
-        return None
-    trees = exprs(value)
-    return trees[0] if len(trees) == 1 and is_whole_island(value) else None
+    return whole(value) if isinstance(value, str) else None
 
 
 def _gate(expr: Expr, aliases: Mapping[str, TaskId]) -> WhenGate:

@@ -149,8 +149,19 @@ def _builtin_effects(
         source, site = arg("input") if tool == "nika:image_fx" else _chart_source(args, at)
         yield from _paths("fs.read", task, source, site)
     elif tool in ("nika:image_generate", "nika:tts_generate"):
-        value, site = arg("output_dir")
-        yield from _paths("fs.write", task, _recursive(value), site)
+        # Check judges the `output_dir:` ARGUMENT (builtins §image_generate); the run gates
+        # each final file under it. A bare-directory grant admits the argument, and so
+        # does `dir/**` (PathGrant.admits covers a directory whose every descendant is in).
+        yield from _paths("fs.write", task, *arg("output_dir"))
+        # mode: edit sources (`image:` XOR `images:`, optional `mask:`) are permit-gated reads.
+        for name in ("image", "mask"):
+            yield from _paths("fs.read", task, *arg(name))
+        images, site = arg("images")
+        if isinstance(images, list):
+            for i, path in enumerate(images):
+                yield from _paths("fs.read", task, path, (*site, i))
+        else:
+            yield from _paths("fs.read", task, images, site)
     elif tool == "nika:fetch":
         yield from _urls(task, *arg("url"))
         yield from _multipart_reads(task, args.get("multipart"), (*at, "multipart"))

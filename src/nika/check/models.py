@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 from nika.check.context import CheckContext, Finding
 from nika.errors import NikaError
-from nika.providers.catalog import parse_model
 from nika.syntax.model import KeyPath
+from nika.syntax.providers import parse_model
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:

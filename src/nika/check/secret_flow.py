@@ -23,7 +23,7 @@ from typing import Any
 from nika.check._flow import sources
 from nika.check.context import CheckContext, Finding, Section
 from nika.check.effects import is_dynamic, url_host
-from nika.check.graph import derive
+from nika.check.graph import Graph, derive
 from nika.syntax.model import (
     AgentBody,
     ExecBody,
@@ -58,7 +58,7 @@ class Flow:
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     """Report every secret flow; refuse the unsanctioned ones."""
-    flows = list(secret_flows(ctx.workflow))
+    flows = list(secret_flows(ctx.workflow, ctx.graph()))
     for f in flows:
         if f.sanctioned:
             continue
@@ -90,13 +90,14 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     )
 
 
-def secret_flows(workflow: Workflow) -> Iterator[Flow]:
+def secret_flows(workflow: Workflow, graph: Graph | None = None) -> Iterator[Flow]:
     """Every (secret, sink) flow, in task order then outputs order; one path per pair."""
     if not workflow.secrets:
         return
-    graph = derive(workflow)
+    graph = graph if graph is not None else derive(workflow)
     order = [t for wave in graph.topological_waves() for t in wave] or list(workflow.tasks)
-    order += [t for t in workflow.tasks if t not in order]
+    placed = set(order)
+    order += [t for t in workflow.tasks if t not in placed]
     results: dict[TaskId, Taint] = {}
     for tid in order:
         task = workflow.tasks[tid]

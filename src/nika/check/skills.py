@@ -6,6 +6,13 @@ only when the declared `permits.fs.read` boundary admits it — the boundary its
 so an ungranted path is skipped here, never read. An admitted path must exist
 (`NIKA-AGENT-003`) and open with a YAML frontmatter carrying a non-empty `name`
 and `description` (`NIKA-AGENT-004`).
+
+Opening is guarded (`_side_files.read_capped`): a path that resolves to anything but a
+regular file — a directory, `/dev/zero`, a FIFO — is `NIKA-AGENT-003` without a byte
+read, and a file past the 1 MiB cap is `NIKA-AGENT-004` after at most cap + 1 bytes.
+When the check must not touch the disk (`ctx.read_side_files` false: a `nika:compose`
+draft, which must not be able to probe which host files exist), skills are judged
+statically only — the path's shape here, the boundary in the authority rung.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from nika.check._side_files import Unreadable, read_capped
 from nika.check.context import CheckContext, Finding
 from nika.errors import NikaError
 from nika.syntax.globs import Whitelist
@@ -44,6 +52,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                     at,
                 )
                 continue
+            if not ctx.read_side_files:
+                continue  # judged statically: the file is never opened
             if admitted is None or not admitted.allows(_normal(raw)):
                 continue
             problem = _skill_problem(ctx.base_dir / raw)
@@ -68,13 +78,16 @@ def _read_boundary(ctx: CheckContext) -> Whitelist | None:
 
 
 def _skill_problem(file: Path) -> tuple[str, str] | None:
-    try:
-        data = file.read_bytes()[:_MAX_SKILL_BYTES]
-    except OSError as exc:
-        return (
-            "NIKA-AGENT-003",
-            f"does not resolve ({exc.strerror or 'unreadable'}); fix the path or add the file",
-        )
+    data = read_capped(file, _MAX_SKILL_BYTES)
+    if isinstance(data, Unreadable):
+        if data.reason == "too_large":
+            return (
+                "NIKA-AGENT-004",
+                f"is not an Agent Skill: it {data.why} (a skill is a short instruction file)",
+            )
+        if data.reason == "not_regular":
+            return ("NIKA-AGENT-003", f"{data.why}; point `skills:` at a SKILL.md file")
+        return "NIKA-AGENT-003", f"{data.why}; fix the path or add the file"
     text = data.decode("utf-8", errors="replace")
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":

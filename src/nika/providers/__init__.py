@@ -1,7 +1,7 @@
 """Model providers: `resolve_provider("<provider>/<name>")` returns a ready `Provider`.
 
-Importing this package pulls in no SDK (the static checker imports `catalog` through it); the
-adapters load on first resolve.
+Importing this package pulls in no SDK; the adapters load on first resolve. The catalog
+itself is language data and lives in `nika.syntax.providers` (re-exported here).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from nika.agent.seams import Provider
 from nika.errors import NikaError
 from nika.providers._wire import MALFORMED_ARGS_KEY
-from nika.providers.catalog import (
+from nika.providers.retry import RetryingProvider
+from nika.syntax.providers import (
     KNOWN_PROVIDERS,
     MISSING_API_KEY,
     PROVIDERS,
@@ -20,7 +21,6 @@ from nika.providers.catalog import (
     ProviderInfo,
     parse_model,
 )
-from nika.providers.retry import RetryingProvider
 
 __all__ = [
     "KNOWN_PROVIDERS",

@@ -1,7 +1,7 @@
 """The provider table as data (stdlib/providers-v0.1): the 17 prefixes of `model: <provider>/...`.
 
-Import-light on purpose: the static checker reads `parse_model` and `KNOWN_PROVIDERS` without
-pulling in any SDK.
+Language data, not transport: it lives in `syntax` so the static checker reads `parse_model`
+and `KNOWN_PROVIDERS` without depending on the provider adapters (or pulling in any SDK).
 """
 
 from __future__ import annotations
