@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Final
 
 from nika.check._builtin_contracts import EFFECTFUL
-from nika.check._side_files import Unreadable, read_capped
 from nika.check.context import CheckContext, Finding
+from nika.check.side_files import Unreadable, read_capped
 from nika.errors import NikaError
 from nika.syntax.globs import Whitelist
 from nika.syntax.loader import MAX_DOCUMENT_BYTES, load_document

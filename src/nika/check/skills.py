@@ -25,14 +25,14 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from nika.check._side_files import Unreadable, read_capped
 from nika.check.context import CheckContext, Finding
+from nika.check.side_files import Unreadable, read_capped
 from nika.errors import NikaError
 from nika.syntax.globs import Whitelist
 from nika.syntax.model import AgentBody
 
 _GLOB_CHARS = frozenset("*?[")
-_MAX_SKILL_BYTES = 1 << 20
+MAX_SKILL_BYTES = 1 << 20
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -78,7 +78,7 @@ def _read_boundary(ctx: CheckContext) -> Whitelist | None:
 
 
 def _skill_problem(file: Path) -> tuple[str, str] | None:
-    data = read_capped(file, _MAX_SKILL_BYTES)
+    data = read_capped(file, MAX_SKILL_BYTES)
     if isinstance(data, Unreadable):
         if data.reason == "too_large":
             return (

@@ -17,6 +17,8 @@ from nika.agent.executors import failure_result
 from nika.agent.loop import run_agent
 from nika.agent.seams import ToolDefinition, ToolExecutor, ToolResult
 from nika.agent.spec import AgentSpec
+from nika.check.side_files import Unreadable, read_capped
+from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError
 from nika.runtime.events import AgentFrames
 from nika.runtime.services import EffectGate, RunServices
@@ -73,15 +75,16 @@ def _skills(task: Task, paths: Sequence[str], workflow_dir: Path) -> str | None:
     sections: list[str] = []
     for raw in paths:
         path = Path(raw) if Path(raw).is_absolute() else workflow_dir / raw
-        try:
-            sections.append(path.read_text(encoding="utf-8").strip())
-        except OSError as exc:
+        # The same guarded read as the check: a regular file only, never past the cap.
+        data = read_capped(path, MAX_SKILL_BYTES)
+        if isinstance(data, Unreadable):
             raise NikaError(
                 "NIKA-AGENT-003",
-                f"task {task.id!r}: the skill file {raw!r} cannot be read "
-                f"({exc.strerror or exc}); fix the path in `skills:`",
+                f"task {task.id!r}: the skill file {raw!r} {data.why}; point `skills:` at a "
+                "SKILL.md file",
                 details={"task": task.id, "skill": raw},
-            ) from None
+            )
+        sections.append(data.decode("utf-8", "replace").strip())
     return "## Skills\n\n" + "\n\n---\n\n".join(sections) if sections else None
 
 
