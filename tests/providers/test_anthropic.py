@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 
 import pytest
-from tests.providers._servers import Reply, ScriptedServer, anthropic_message, scripted_server
+from tests.providers._servers import Reply, ScriptedServer, anthropic_message
 
 from nika.agent.seams import (
     AssistantMessage,
@@ -32,12 +32,6 @@ READ = ToolDefinition(
     "builtin",
 )
 GREP = ToolDefinition(ToolName("mcp:code/grep"), "Search.", {"type": "object"}, "mcp")
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    with scripted_server() as s:
-        yield s
 
 
 @pytest.fixture

@@ -7,10 +7,9 @@ import json
 import logging
 import random
 import traceback
-from collections.abc import Iterator
 
 import pytest
-from tests.providers._servers import Reply, ScriptedServer, chat_completion, scripted_server
+from tests.providers._servers import Reply, ScriptedServer, chat_completion
 
 from nika.agent.seams import ModelRequest, Provider, UserMessage
 from nika.errors import NikaError
@@ -71,12 +70,6 @@ def test_translate_refuses_an_exception_outside_the_table() -> None:
         translate(ValueError("mine"), ctx)
 
 
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    with scripted_server() as s:
-        yield s
-
-
 def echoing(status: int) -> Reply:
     # A hostile or careless server that quotes the caller's key back in every error.
     return Reply(
@@ -102,17 +95,6 @@ def all_the_ways_to_fail() -> list[Reply]:
     ]
 
 
-async def _collect(provider: Provider, count: int) -> list[NikaError]:
-    request = ModelRequest("x/m", "sys", (UserMessage("hi"),))
-    errors: list[NikaError] = []
-    for _ in range(count):
-        try:
-            await provider.complete(request)
-        except NikaError as err:
-            errors.append(err)
-    return errors
-
-
 def _assert_clean(errors: list[NikaError], caplog: pytest.LogCaptureFixture) -> None:
     formatter = logging.Formatter("%(name)s %(message)s")
     for err in errors:
@@ -132,6 +114,24 @@ async def _sleep(secs: float) -> None:
     return None
 
 
+async def _failures(inner: Provider, server: ScriptedServer) -> list[NikaError]:
+    """`inner`, under the retry policy, driven through every scripted way to fail."""
+    provider = RetryingProvider(inner, max_attempts=2, sleep=_sleep, rng=random.Random(0))
+    server.script(*all_the_ways_to_fail())
+    request = ModelRequest("x/m", "sys", (UserMessage("hi"),))
+    errors: list[NikaError] = []
+    try:
+        for _ in range(8):
+            try:
+                await provider.complete(request)
+            except NikaError as err:
+                errors.append(err)
+    finally:
+        await provider.aclose()
+    assert [e.category for e in errors] == ["provider_error"] * 7 + ["network_error"]
+    return errors
+
+
 async def test_an_openai_key_never_reaches_errors_or_logs(
     server: ScriptedServer, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -139,13 +139,7 @@ async def test_an_openai_key_never_reaches_errors_or_logs(
     inner = OpenAICompatProvider(
         provider="openai", api_key=PLANTED, base_url=server.url + "/v1", timeout=0.3
     )
-    provider = RetryingProvider(inner, max_attempts=2, sleep=_sleep, rng=random.Random(0))
-    server.script(*all_the_ways_to_fail())
-    try:
-        errors = await _collect(provider, 8)
-    finally:
-        await provider.aclose()
-    assert [e.category for e in errors] == ["provider_error"] * 7 + ["network_error"]
+    errors = await _failures(inner, server)
     assert any(PLANTED in s.headers.get("authorization", "") for s in server.requests)
     _assert_clean(errors, caplog)
 
@@ -155,13 +149,7 @@ async def test_an_anthropic_key_never_reaches_errors_or_logs(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     inner = AnthropicProvider(api_key=PLANTED, base_url=server.url, timeout=0.3)
-    provider = RetryingProvider(inner, max_attempts=2, sleep=_sleep, rng=random.Random(0))
-    server.script(*all_the_ways_to_fail())
-    try:
-        errors = await _collect(provider, 8)
-    finally:
-        await provider.aclose()
-    assert [e.category for e in errors] == ["provider_error"] * 7 + ["network_error"]
+    errors = await _failures(inner, server)
     _assert_clean(errors, caplog)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import pytest
@@ -40,12 +40,6 @@ LIST = ToolDefinition(
     {"type": "object", "properties": {"dir": {"type": "string"}}},
     "mcp",
 )
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    with scripted_server() as s:
-        yield s
 
 
 @pytest.fixture

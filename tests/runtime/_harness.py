@@ -6,7 +6,7 @@ import asyncio
 import random
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from nika.agent.executors import InMemoryExecutor
 from nika.agent.fakes import definition
@@ -21,6 +21,19 @@ from nika.runtime.services import ProviderPool, RunServices
 from nika.runtime.values import bind_inputs
 from nika.syntax.loader import load_document
 from nika.syntax.model import Workflow, build_workflow
+
+RESEARCH_AGENT: Final = """\
+model: mock/echo
+permits:
+  tools: ["nika:done"]
+tasks:
+  research:
+    agent:
+      tools: ["nika:done"]
+      max_turns: 3
+      prompt: "Research the topic"
+"""
+"""A workflow body (after its `nika:` name line) with one agent task on the mock provider."""
 
 
 class Recorder:

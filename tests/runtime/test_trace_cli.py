@@ -6,24 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.runtime._harness import FixedClock
+from tests.runtime._harness import RESEARCH_AGENT, FixedClock
 
 from nika.cli import main
 from nika.runtime.bus import EventBus
 from nika.runtime.journal import JournalSink, line_hash
 
-AGENT_FLOW = """\
-nika: show-demo
-model: mock/echo
-permits:
-  tools: ["nika:done"]
-tasks:
-  research:
-    agent:
-      tools: ["nika:done"]
-      max_turns: 3
-      prompt: "Research the topic"
-"""
+AGENT_FLOW = "nika: show-demo\n" + RESEARCH_AGENT
 
 
 @pytest.fixture

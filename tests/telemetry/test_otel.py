@@ -16,6 +16,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
+from tests.runtime._harness import RESEARCH_AGENT
 
 from nika.agent import AgentSpec, ToolFailure, ToolResult, Usage, run_agent
 from nika.agent.fakes import RecordingExecutor, ScriptedProvider, answer, call, calling
@@ -148,17 +149,7 @@ async def test_the_switch_mirrors_decisions_as_span_events(otel: Otel) -> None:
     assert logged == [e.name for e in agent.events]
 
 
-WORKFLOW = """\
-nika: otel-demo
-model: mock/echo
-permits:
-  tools: ["nika:done"]
-tasks:
-  research:
-    agent:
-      tools: ["nika:done"]
-      max_turns: 3
-      prompt: "Research the topic"
+WORKFLOW = "nika: otel-demo\n" + RESEARCH_AGENT + """\
   check:
     after: { research: success }
     invoke: { tool: nika:assert, args: { condition: false, message: "nope" } }

@@ -9,31 +9,24 @@ leaves its servers healthy; tests that kill, time out or refuse a server bring t
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_asyncio
+from tests.tools._mcp_helpers import START, TOKEN, fault_entry, make_registry, text_of
 
 from nika.agent.seams import ToolExecutor, ToolResult
 from nika.tools.mcp import McpExecutor
-from nika.tools.mcp_registry import McpRegistry, parse_registry
+from nika.tools.mcp_registry import McpRegistry
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 VENV_BIN = Path(sys.executable).parent
 NPM_BIN = Path(__file__).resolve().parents[2] / ".nika" / "npm" / "node_modules" / ".bin"
-FAULT_SERVER = Path(__file__).with_name("_fault_server.py")
-TOKEN = "s3cret-token-0123456789"
-START = 90.0  # generous: the suite shares two cores with everything else
 NAME = re.compile(r"^mcp:[a-z][a-z0-9-]*/[A-Za-z0-9_-]+$")
 
 
@@ -45,72 +38,6 @@ def npm_server(name: str) -> str:
     path = NPM_BIN / name
     assert path.exists(), f"{path} is missing: run `make mcp-servers` (`make test` does)"
     return str(path)
-
-
-def fault_entry(**env: str) -> dict[str, Any]:
-    return {"command": sys.executable, "args": [str(FAULT_SERVER)], "env": env}
-
-
-def make_registry(servers: dict[str, Any], project: Path) -> McpRegistry:
-    text = json.dumps({"mcpServers": servers})
-    return parse_registry(text, path=project / "mcp.json", project_dir=project, environ={})
-
-
-def _state_and_ppid(pid: str) -> tuple[str, str] | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    state, ppid = stat.rsplit(")", 1)[1].split()[:2]  # fields after "(command)"
-    return state, ppid
-
-
-def live_children() -> set[int]:
-    """Pids of this process's running children (a zombie counts as gone)."""
-    me = str(os.getpid())
-    found = set()
-    for entry in Path("/proc").iterdir():
-        info = _state_and_ppid(entry.name) if entry.name.isdigit() else None
-        if info is not None and info[1] == me and info[0] != "Z":
-            found.add(int(entry.name))
-    return found
-
-
-def alive(pid: int) -> bool:
-    info = _state_and_ppid(str(pid))
-    return info is not None and info[0] != "Z"
-
-
-@contextmanager
-def http_fault_server() -> Iterator[str]:
-    """The fault server over streamable HTTP on a free loopback port; yields its URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, str(FAULT_SERVER), "http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + START
-        while True:
-            assert proc.poll() is None, "the HTTP fault server exited during start-up"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the HTTP fault server never listened"
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-
-
-def text_of(result: ToolResult) -> str:
-    assert not result.is_error, result.content
-    return result.content
 
 
 def failure_of(result: ToolResult) -> tuple[str, str, str]:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
+from nika.syntax import fetch_args
 from nika.syntax.durations import DurationError, parse_duration
 
 Report = Callable[[str, str, str | None], None]
@@ -59,19 +60,6 @@ EFFECTFUL: Final = frozenset(
 """Builtins whose catalog row declares an fs/net/tools requirement (canon/builtins.yaml)."""
 
 B = "NIKA-BUILTIN-001"
-EXTRACT_MODES: Final = (
-    "markdown",
-    "article",
-    "text",
-    "selector",
-    "jq",
-    "metadata",
-    "links",
-    "feed",
-    "sitemap",
-    "raw",
-)
-_BODY_METHODS: Final = ("POST", "PUT", "PATCH")
 _SECRET_REF: Final = re.compile(r"^\$\{\{\s*secrets\.[A-Za-z_][A-Za-z0-9_]*\s*\}\}$")
 _NO_CAP: Final = 10**30  # the 24h ceiling is `timeout:`'s; a wait may legitimately span days
 _EVENT_TYPE: Final = re.compile(r"^[a-z][a-z0-9_.-]*$")
@@ -218,14 +206,14 @@ def _fetch(a: Mapping[str, Any], r: Report) -> None:
         ),
         r,
     )
-    _enum(a, "method", ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"), r)
-    _enum(a, "mode", EXTRACT_MODES, r)
+    _enum(a, "method", fetch_args.METHODS, r)
+    _enum(a, "mode", fetch_args.EXTRACT_MODES, r)
     method = a.get("method", "GET")
-    payloads = [k for k in ("body", "form", "multipart") if k in a]
+    payloads = [k for k in fetch_args.PAYLOADS if k in a]
     if len(payloads) > 1:
         r(B, f"at most one of body/form/multipart, got {' and '.join(payloads)}", payloads[1])
     for key in payloads:
-        if key != "body" and _literal(method) and method not in _BODY_METHODS:
+        if key != "body" and _literal(method) and method not in fetch_args.BODY_METHODS:
             r(
                 B,
                 f"`{key}:` needs a body-bearing method (POST, PUT, PATCH); the method is {method}",
@@ -243,17 +231,17 @@ def _fetch(a: Mapping[str, Any], r: Report) -> None:
 
 
 def _traverse(a: Mapping[str, Any], method: Any, r: Report) -> None:
-    t = a["traverse"]
+    t, most = a["traverse"], fetch_args.MAX_PAGES
     if not isinstance(t, Mapping):
-        r(B, "`traverse:` is `{ max_pages: 1..=25, respect_robots?: bool }`", "traverse")
+        r(B, f"`traverse:` is `{{ max_pages: 1..={most}, respect_robots?: bool }}`", "traverse")
         return
     _closed(t, ("max_pages", "respect_robots"), r)
     if "max_pages" not in t:
-        r(B, "`traverse.max_pages` is required (1..=25)", "traverse")
+        r(B, f"`traverse.max_pages` is required (1..={most})", "traverse")
     else:
-        _int_range(t, "max_pages", 1, 25, lambda c, d, k: r(c, "traverse " + d, "traverse"))
+        _int_range(t, "max_pages", 1, most, lambda c, d, k: r(c, "traverse " + d, "traverse"))
     _bool(t, "respect_robots", r)
-    clash = [k for k in ("mode", "selector", "jq", "body", "form", "multipart") if k in a]
+    clash = [k for k in fetch_args.TRAVERSE_EXCLUDES if k in a]
     if clash:
         r(B, f"`traverse:` excludes {', '.join(clash)}", "traverse")
     if method != "GET":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Final
 
 import anthropic
@@ -19,14 +18,9 @@ from nika.agent.seams import (
     Usage,
     UserMessage,
 )
-from nika.providers._errors import TRANSLATED, ErrorContext, malformed, translate
-from nika.providers._wire import (
-    MALFORMED_ARGS_KEY,
-    plain,
-    reverse_table,
-    strip_prefix,
-    wire_name,
-)
+from nika.providers._errors import ErrorContext, malformed
+from nika.providers._round_trip import round_trip
+from nika.providers._wire import MALFORMED_ARGS_KEY, plain, wire_name
 
 DEFAULT_MAX_TOKENS: Final = 4096
 """Sent when the task declares no `max_tokens:` (the Messages API requires the field)."""
@@ -56,7 +50,6 @@ class AnthropicProvider:
         key_var: str | None = None,
         provider: str = "anthropic",
     ) -> None:
-        self._provider = provider
         self._ctx = ErrorContext(provider, "", base_url, key_var, False, (api_key,))
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
@@ -67,13 +60,12 @@ class AnthropicProvider:
         await self._client.close()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        model = strip_prefix(request.model, self._provider)
-        ctx = replace(self._ctx, model=model)
-        try:
-            raw = await self._client.messages.create(**_request_body(request, model))
-        except TRANSLATED as exc:
-            raise translate(exc, ctx) from None
-        return _response(raw, ctx, reverse_table(request))
+        return await round_trip(
+            request,
+            self._ctx,
+            lambda model: self._client.messages.create(**_request_body(request, model)),
+            _response,
+        )
 
 
 def _request_body(request: ModelRequest, model: str) -> dict[str, Any]:

@@ -4,7 +4,6 @@ through the official `openai` SDK."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any, Literal
 
 import openai
@@ -21,8 +20,9 @@ from nika.agent.seams import (
     Usage,
     UserMessage,
 )
-from nika.providers._errors import TRANSLATED, ErrorContext, malformed, translate
-from nika.providers._wire import decode_args, plain, reverse_table, strip_prefix, wire_name
+from nika.providers._errors import ErrorContext, malformed
+from nika.providers._round_trip import round_trip
+from nika.providers._wire import decode_args, plain, wire_name
 
 MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
 
@@ -56,7 +56,6 @@ class OpenAICompatProvider:
         local: bool = False,
         max_tokens_field: MaxTokensField = "max_tokens",
     ) -> None:
-        self._provider = provider
         self._max_tokens_field = max_tokens_field
         self._ctx = ErrorContext(provider, "", base_url, key_var, local, (api_key,))
         self._client = openai.AsyncOpenAI(
@@ -68,14 +67,14 @@ class OpenAICompatProvider:
         await self._client.close()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        model = strip_prefix(request.model, self._provider)
-        ctx = replace(self._ctx, model=model)
-        body = _request_body(request, model, self._max_tokens_field)
-        try:
-            raw = await self._client.chat.completions.create(**body)
-        except TRANSLATED as exc:
-            raise translate(exc, ctx) from None
-        return _response(raw, ctx, reverse_table(request))
+        return await round_trip(
+            request,
+            self._ctx,
+            lambda model: self._client.chat.completions.create(
+                **_request_body(request, model, self._max_tokens_field)
+            ),
+            _response,
+        )
 
 
 def _request_body(request: ModelRequest, model: str, max_tokens_field: str) -> dict[str, Any]:

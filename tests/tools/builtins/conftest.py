@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,22 +131,24 @@ class LocalServer:
             await writer.wait_closed()
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[LocalServer]:
+@asynccontextmanager
+async def _serving() -> AsyncIterator[LocalServer]:
     srv = LocalServer()
     await srv.start()
     try:
         yield srv
     finally:
         await srv.close()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[LocalServer]:
+    async with _serving() as srv:
+        yield srv
 
 
 @pytest.fixture
 async def server2() -> AsyncIterator[LocalServer]:
     """A second loopback server: another origin (another port)."""
-    srv = LocalServer()
-    await srv.start()
-    try:
+    async with _serving() as srv:
         yield srv
-    finally:
-        await srv.close()

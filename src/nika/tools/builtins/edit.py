@@ -7,7 +7,7 @@ from typing import Any
 
 from nika.tools.builtins._base import Builtin, Context, fail, obj
 from nika.tools.builtins._paths import judged
-from nika.tools.builtins.write import atomic_write
+from nika.tools.builtins.write import save
 
 EDIT_001 = "NIKA-BUILTIN-EDIT-001"
 EDIT_002 = "NIKA-BUILTIN-EDIT-002"
@@ -50,10 +50,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
             path=raw,
         )
     edited = text.replace(find, replace, -1 if count is None else count)
-    try:
-        atomic_write(path.real, edited.encode("utf-8"))
-    except OSError as err:
-        raise fail(EDIT_002, f"cannot write {raw!r}: {err.strerror}", path=raw) from None
+    save(path.real, edited.encode("utf-8"), raw, EDIT_002)
     return path.rel
 
 

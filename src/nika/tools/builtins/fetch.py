@@ -15,6 +15,7 @@ from typing import Any, Final
 from urllib.parse import urlencode
 
 from nika.errors import NikaError
+from nika.syntax import fetch_args
 from nika.syntax.binding import apply_jq
 from nika.tools.builtins import _extract_feeds, _extract_html
 from nika.tools.builtins._base import Builtin, Context, fail, obj
@@ -22,19 +23,6 @@ from nika.tools.builtins._crawl import crawl
 from nika.tools.builtins._http import Outgoing, Response, network_error, request, status_error
 from nika.tools.builtins._paths import judged
 
-EXTRACT_MODES: Final = (
-    "markdown",
-    "article",
-    "text",
-    "selector",
-    "jq",
-    "metadata",
-    "links",
-    "feed",
-    "sitemap",
-    "raw",
-)
-_BODY_METHODS: Final = ("POST", "PUT", "PATCH")
 _MAX_PARTS: Final = 64
 _MAX_MULTIPART: Final = 32 * 1024 * 1024
 
@@ -46,13 +34,13 @@ def _arg_error(detail: str, arg: str) -> NikaError:
 def _check_shape(args: Mapping[str, Any]) -> None:
     """The cross-arg rules a JSON Schema does not say (mirrors the static contract)."""
     method = args.get("method", "GET")
-    payloads = [k for k in ("body", "form", "multipart") if k in args]
+    payloads = [k for k in fetch_args.PAYLOADS if k in args]
     if len(payloads) > 1:
         raise _arg_error(
             f"at most one of body/form/multipart; got {' and '.join(payloads)}", payloads[1]
         )
     for key in payloads:
-        if key != "body" and method not in _BODY_METHODS:
+        if key != "body" and method not in fetch_args.BODY_METHODS:
             raise _arg_error(
                 f"`{key}:` needs a body-bearing method (POST, PUT, PATCH); the method is {method}",
                 key,
@@ -73,7 +61,7 @@ def _check_shape(args: Mapping[str, Any]) -> None:
             f"`selector:` applies only with `mode: selector` (the mode is {mode})", "selector"
         )
     if "traverse" in args:
-        clash = [k for k in ("mode", "selector", "jq", "body", "form", "multipart") if k in args]
+        clash = [k for k in fetch_args.TRAVERSE_EXCLUDES if k in args]
         if clash or method != "GET":
             raise _arg_error(
                 "`traverse:` crawls with GET only and excludes "
@@ -227,7 +215,7 @@ BUILTIN = Builtin(
     schema=obj(
         {
             "url": {"type": "string", "minLength": 1},
-            "method": {"enum": ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]},
+            "method": {"enum": list(fetch_args.METHODS)},
             "headers": {"type": "object", "additionalProperties": _SCALAR},
             "body": {},
             "form": {"type": "object", "additionalProperties": _SCALAR},
@@ -248,12 +236,12 @@ BUILTIN = Builtin(
                     ]
                 },
             },
-            "mode": {"enum": list(EXTRACT_MODES)},
+            "mode": {"enum": list(fetch_args.EXTRACT_MODES)},
             "jq": {"type": "string", "minLength": 1},
             "selector": {"type": "string", "minLength": 1},
             "traverse": obj(
                 {
-                    "max_pages": {"type": "integer", "minimum": 1, "maximum": 25},
+                    "max_pages": {"type": "integer", "minimum": 1, "maximum": fetch_args.MAX_PAGES},
                     "respect_robots": {"type": "boolean"},
                 },
                 ("max_pages",),

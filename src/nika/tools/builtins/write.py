@@ -25,7 +25,7 @@ def payload(content: Any) -> bytes:
     return (json.dumps(content, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
-def atomic_write(target: Path, data: bytes) -> None:
+def _atomic_write(target: Path, data: bytes) -> None:
     """Write via a sibling temp file and rename, so a reader never sees half a file."""
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
@@ -35,6 +35,14 @@ def atomic_write(target: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def save(target: Path, data: bytes, raw: str, code: str) -> None:
+    """Write `data` atomically to `target`; an OS error fails as `code`, naming the path `raw`."""
+    try:
+        _atomic_write(target, data)
+    except OSError as err:
+        raise fail(code, f"cannot write {raw!r}: {err.strerror}", path=raw) from None
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> str:
@@ -67,10 +75,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
             raise fail(
                 WRITE_001, f"cannot create the directory of {raw!r}: {err.strerror}", path=raw
             ) from None
-    try:
-        atomic_write(path.real, payload(args["content"]))
-    except OSError as err:
-        raise fail(WRITE_001, f"cannot write {raw!r}: {err.strerror}", path=raw) from None
+    save(path.real, payload(args["content"]), raw, WRITE_001)
     return path.rel
 
 
