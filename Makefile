@@ -35,7 +35,10 @@ demo: install
 	$(BIN)/nika check examples/demo.nika.yaml
 	$(BIN)/nika run examples/demo.nika.yaml
 
+# The whole suite: lint, strict types on src/, then every test.
 test: install-dev
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 typecheck: install-dev
