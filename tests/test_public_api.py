@@ -48,3 +48,13 @@ def test_version_matches_the_distribution() -> None:
     from importlib.metadata import version
 
     assert nika.__version__ == version("nika")
+
+
+def test_importing_nika_stays_light() -> None:
+    import subprocess
+    import sys
+
+    heavy = "('nika.agent', 'numpy', 'openai')"
+    code = f"import sys, nika; print(sorted(m for m in {heavy} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
