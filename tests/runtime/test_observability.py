@@ -23,7 +23,7 @@ from nika.agent.observe import (
 )
 from nika.errors import NikaError
 from nika.runtime.bus import EventBus, RunEvent
-from nika.runtime.events import AgentFrames
+from nika.runtime.events import AgentFrames, UnitAttempt
 from nika.runtime.report import EventLog, build_report, to_json
 from nika.runtime.secrets import MASK, Masker, resolve_secrets
 from nika.runtime.stream import NdjsonSink
@@ -64,7 +64,7 @@ def test_ndjson_sink_writes_one_canonical_line_per_event() -> None:
 def test_agent_frames_map_every_event_without_loss() -> None:
     recorder = Recorder()
     notes: dict[str, object] = {}
-    frames = AgentFrames(EventBus(sinks=[recorder], clock=FixedClock()), "t", notes)
+    frames = AgentFrames(EventBus(sinks=[recorder], clock=FixedClock()), UnitAttempt("t"), notes)
     events = [
         RunStarted(seq=1, turn=0, task="t", model="m", universe=2),
         TurnStarted(seq=2, turn=1),

@@ -11,6 +11,7 @@ from tests.runtime._harness import RESEARCH_AGENT, FixedClock
 from nika.cli import main
 from nika.runtime.bus import EventBus
 from nika.runtime.journal import JournalSink, line_hash
+from nika.runtime.secrets import MASK
 
 AGENT_FLOW = "nika: show-demo\n" + RESEARCH_AGENT
 
@@ -105,3 +106,123 @@ def test_show_reports_a_tool_error_and_a_nudge(tmp_path: Path,
                  "NIKA-AGENT-006", "■ workflow failure"):
         assert text in out, text
     assert json.loads(sink.path.read_bytes().split(b"\n")[0])["kind"] == "workflow_started"
+
+
+FAN_OUT_AGENT = """\
+nika: fan-demo
+model: mock/echo
+permits:
+  tools: ["nika:done"]
+tasks:
+  research:
+    for_each:
+      items: ["alpha", "beta", "gamma"]
+    agent:
+      tools: ["nika:done"]
+      max_turns: 3
+      prompt: "Research ${{ item }}"
+"""
+
+
+def _run_flow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str],
+              capsys: pytest.CaptureFixture[str]) -> tuple[Path, list[dict[str, object]]]:
+    monkeypatch.chdir(tmp_path)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert main(["run", "flow.nika.yaml"]) == 0
+    capsys.readouterr()
+    [path] = (tmp_path / ".nika" / "traces").glob("*.ndjson")
+    frames = [json.loads(line) for line in path.read_bytes().splitlines()]
+    return path, [{"kind": f["kind"], **{p["key"]: p["value"] for p in f["fields"]}}
+                  for f in frames]
+
+
+def test_show_renders_each_fan_out_agent_run_apart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path, frames = _run_flow(tmp_path, monkeypatch, {"flow.nika.yaml": FAN_OUT_AGENT}, capsys)
+    agent = [f for f in frames if "agent_event" in f]
+    assert {(f["iteration"], f["attempt"]) for f in agent} == {(0, 1), (1, 1), (2, 1)}
+    assert main(["trace", "verify", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["trace", "show", str(path)]) == 0
+    out = capsys.readouterr().out
+    runs = [out.index(f"run item {i} · attempt 1") for i in range(3)]
+    assert runs == sorted(runs)
+    assert out.count("turn 1") == 3 and out.count("tool nika:done") == 3
+    # each run's own turn sits between its header and the next run's
+    assert all(runs[i] < out.index("turn 1", runs[i]) < runs[i + 1] for i in range(2))
+
+
+def test_show_orders_interleaved_runs_by_iteration_then_attempt(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sink = JournalSink(tmp_path)
+    bus = EventBus(sinks=[sink], clock=FixedClock())
+    bus.emit("workflow_started", workflow="w", tasks=1)
+    for iteration, attempt, model in ((1, 2, "m-1b"), (0, 1, "m-0"), (1, 1, "m-1a")):
+        bus.emit("cost_incurred", "a", agent_event="model_called", turn=1, model=model,
+                 iteration=iteration, attempt=attempt)
+    bus.emit("task_retrying", "a", attempt=1, code="NIKA-PROVIDER-003", iteration=1)
+    bus.emit("task_completed", "a", duration_ms=9)
+    bus.emit("workflow_completed", state="success")
+    bus.close()
+    assert sink.path is not None
+    assert main(["trace", "show", str(sink.path)]) == 0
+    out = capsys.readouterr().out
+    order = [out.index(text) for text in ("run item 0 · attempt 1", "model m-0",
+                                          "run item 1 · attempt 1", "model m-1a",
+                                          "run item 1 · attempt 2", "model m-1b",
+                                          "retry item 1 attempt 1 · NIKA-PROVIDER-003",
+                                          "■ success")]
+    assert order == sorted(order)
+
+
+CHILD = """\
+nika: child-demo
+inputs: { token: { type: string } }
+tasks:
+  first:
+    invoke: { tool: "nika:jq", args: { input: { t: "${{ inputs.token }}" }, expression: ".t" } }
+  second:
+    after: { first: success }
+    invoke: { tool: "nika:log", args: { message: "world" } }
+"""
+
+PARENT = """\
+nika: parent-demo
+secrets:
+  token: { source: env, key: NIKA_TEST_TOKEN, egress: [{ to: "workflow:./child.nika.yaml" }] }
+tasks:
+  call:
+    invoke: { workflow: ./child.nika.yaml, args: { token: "${{ secrets.token }}" } }
+  after_call:
+    after: { call: success }
+    invoke: { tool: "nika:log", args: { message: "done" } }
+"""
+
+
+def test_a_child_workflow_is_journalled_nested_under_its_invoker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    secret = "child-s3cr3t-77"
+    monkeypatch.setenv("NIKA_TEST_TOKEN", secret)
+    path, frames = _run_flow(tmp_path, monkeypatch,
+                             {"flow.nika.yaml": PARENT, "child.nika.yaml": CHILD}, capsys)
+    assert secret not in path.read_text(encoding="utf-8")
+    assert [f["output"] for f in frames if f.get("task") == "call/first"
+            and f["kind"] == "task_completed"] == [MASK]
+    ends = [(f["task"], f.get("parent"), f.get("depth")) for f in frames
+            if f["kind"] == "task_completed"]
+    assert ends == [("call/first", "call", 1), ("call/second", "call", 1), ("call", None, None),
+                    ("after_call", None, None)]
+    # the child's own lifecycle never poses as the parent's prologue or end
+    assert [f["kind"] for f in frames if f["kind"].startswith("workflow_")] == \
+        ["workflow_started", "workflow_completed"]
+    assert main(["trace", "verify", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["trace", "show", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    nested = [line for line in lines if "call/" in line]
+    assert len(nested) == 2 and all(line.startswith("├── call/") for line in nested)
+    assert any(line.startswith("call ") for line in lines)
+    assert any(line.startswith("after_call ") for line in lines)

@@ -10,6 +10,11 @@ agent event plus `agent_event` (its own kind) and `agent_seq`, so no decision is
   `agent_tools_selected` · `agent_nudge` · `agent_stalled` · `agent_compose_checked` ·
   `agent_budget_checkpoint`.
 
+Every frame also names the loop run it belongs to (`UnitAttempt.fields`: the `for_each`
+`iteration`, when there is one, and the 1-based `attempt`), because one task may run its loop
+several times — concurrently under `for_each`, successively under `retry:` — and a reader
+must tell those runs apart (`nika trace show` renders one subtree per run).
+
 `Finished` is not a frame of its own: the runner's terminal task frame (`task_completed` /
 `task_failed`) carries its outcome, turns and tokens (written into the `notes` mapping the
 runner passes in), so a task still has exactly one terminal frame.
@@ -25,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
 from nika.agent.observe import (
@@ -58,8 +64,32 @@ _KINDS: Final[Mapping[type[AgentEvent], str]] = {
 """AgentEvent type → 17-trace kind. `Finished` folds into the task's terminal frame."""
 
 
-def _fields(event: AgentEvent) -> dict[str, Any]:
-    out: dict[str, Any] = {"agent_event": event.kind, "agent_seq": event.seq}
+@dataclass(frozen=True, slots=True)
+class UnitAttempt:
+    """One verb attempt of one unit (03: the plain task, or one `for_each` iteration): what
+    tells apart the concurrent or successive verb runs of a single task."""
+
+    task: str
+    iteration: int | None = None
+    attempt: int = 1
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        """The frame fields naming this attempt (`iteration` only inside a fan-out)."""
+        out: dict[str, Any] = {"attempt": self.attempt}
+        if self.iteration is not None:
+            out["iteration"] = self.iteration
+        return out
+
+    @property
+    def path(self) -> str:
+        """The unit as a task-id prefix (`task`, or `task[i]` for an iteration): task ids
+        match `^[a-z][a-z0-9_]*$`, so a prefixed id never collides with a real one."""
+        return self.task if self.iteration is None else f"{self.task}[{self.iteration}]"
+
+
+def _fields(event: AgentEvent, unit: UnitAttempt) -> dict[str, Any]:
+    out: dict[str, Any] = {"agent_event": event.kind, "agent_seq": event.seq, **unit.fields}
     for f in dataclasses.fields(event):
         if f.name in ("seq", "task"):  # `task` is the frame's own task id
             continue
@@ -85,28 +115,28 @@ class AgentTap(Protocol):
 
 
 class AgentFrames:
-    """An `AgentObserver` for one agent task: re-emits each loop event on the run's bus."""
+    """An `AgentObserver` for one loop run (`unit`): re-emits each loop event on the bus."""
 
-    def __init__(self, bus: EventBus, task: str, notes: dict[str, Any]) -> None:
+    def __init__(self, bus: EventBus, unit: UnitAttempt, notes: dict[str, Any]) -> None:
         self._bus = bus
-        self._task = task
+        self._unit = unit
         self._notes = notes
-        self._listeners = [s.open_run(task) for s in bus.sinks if isinstance(s, AgentTap)]
+        self._listeners = [s.open_run(unit.task) for s in bus.sinks if isinstance(s, AgentTap)]
 
     def on_event(self, event: AgentEvent) -> None:
         if isinstance(event, Finished):
             self._notes.update(agent_outcome=event.outcome, turns=event.turns,
                                tokens=event.tokens, agent_error_code=event.error_code)
-            self._tell(event, self._bus.mask(_fields(event)), None)
+            self._tell(event, self._bus.mask(_fields(event, self._unit)), None)
             return
         # An event type the loop adds later still reaches the trace (its `agent_event` names it).
         kind = _KINDS.get(type(event), "verb_invoked")
-        fields = _fields(event)
+        fields = _fields(event, self._unit)
         if isinstance(event, RunStarted | TurnStarted):
             fields["verb"] = "agent"
         if isinstance(event, ToolCompleted):
             fields["tool"] = event.name
-        frame = self._bus.emit(kind, self._task, **fields)
+        frame = self._bus.emit(kind, self._unit.task, **fields)
         self._tell(event, frame.fields, frame)
 
     def _tell(self, event: AgentEvent, fields: Mapping[str, Any], frame: RunEvent | None) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from nika.errors import NikaError
+from nika.runtime.events import UnitAttempt
 from nika.runtime.retry import backoff_seconds, should_retry
 from nika.runtime.services import RunServices
 from nika.runtime.verbs import ChildRunner, run_verb
@@ -220,7 +221,8 @@ class Pipeline:
                     try:
                         async with self._slots:
                             raw = await run_verb(task, env, self._services, timeout=timeout,
-                                                 notes=notes, child=self._child)
+                                                 notes=notes, child=self._child,
+                                                 unit=UnitAttempt(task.id, index, attempts))
                         return Outcome("success", raw, None, attempts, self._extract(task, raw))
                     except NikaError as exc:
                         error = exc

@@ -25,7 +25,9 @@ from nika.check.render import render_human
 from nika.errors import NikaError
 from nika.providers import resolve_provider
 from nika.runtime.bus import EventBus, EventSink
+from nika.runtime.events import UnitAttempt
 from nika.runtime.journal import TRACE_DIR, JournalSink, manifest
+from nika.runtime.nested import ChildFrames
 from nika.runtime.permits import PermitGate
 from nika.runtime.progress import ProgressSink
 from nika.runtime.report import EventLog, build_report, refused_report, to_json
@@ -203,7 +205,8 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
             providers=ProviderPool(provider), model=options.model or workflow.model,
         )
 
-        async def child(path: Path, args: Mapping[str, Any], depth: int = 1) -> Any:
+        async def child(path: Path, args: Mapping[str, Any], unit: UnitAttempt,
+                        depth: int = 1, into: EventBus = bus) -> Any:
             if depth > MAX_DEPTH:
                 raise NikaError("NIKA-SEC-003", f"child workflow {str(path)!r} nests deeper "
                                 f"than {MAX_DEPTH} levels; break the recursion",
@@ -216,7 +219,8 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
                                 f"check: {first.detail}", category=first.category,
                                 details={"workflow": str(path)})
             sub = _model(source, str(path))
-            child_bus = EventBus(clock=bus.clock, mask=mask)
+            # The child's frames join the invoking run's bus (`into`), nested under `unit`.
+            child_bus = EventBus(sinks=[ChildFrames(into, unit)], clock=bus.clock, mask=mask)
             sub_gate = PermitGate(sub, child_bus)
             sub_services = dataclasses.replace(
                 services, workflow=sub, workflow_dir=path.parent.resolve(), gate=sub_gate,
@@ -225,7 +229,7 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
             outcome = await Runner(
                 sub_services, inputs=bind_inputs(sub.inputs, args, env),
                 concurrency=options.concurrency,
-                child=lambda p, a: child(p, a, depth + 1),
+                child=lambda p, a, u: child(p, a, u, depth + 1, child_bus),
             ).run()
             if outcome.state != "success":
                 failed = next((r.error for r in outcome.records.values()

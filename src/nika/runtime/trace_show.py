@@ -3,10 +3,13 @@
 One tree per task, in the order tasks first appear: its verb, then — for an agent — one
 branch per turn (tools offered of the universe and the routing mode, the model call, each
 tool call with its duration and error, nudges, stalls, compose verdicts, the budget
-checkpoint), then the task's outcome. Workflow frames frame the whole; the chain verdict
-heads it. Every journal-derived string is escaped before it reaches the terminal (15 §the
-verifier: control sequences are an attack on the human), and a field the journal does not
-carry is shown as « unrecorded », never guessed.
+checkpoint), then the task's outcome. A task whose loop ran more than once — each `for_each`
+iteration, each retried attempt — shows one subtree per run (its frames' `iteration` and
+`attempt`), ordered by iteration then attempt, however their frames interleaved. A child
+workflow's task (a frame with a `parent`) nests under the task that invoked it. Workflow
+frames frame the whole; the chain verdict heads it. Every journal-derived string is escaped
+before it reaches the terminal (15 §the verifier: control sequences are an attack on the
+human), and a field the journal does not carry is shown as « unrecorded », never guessed.
 """
 
 from __future__ import annotations
@@ -45,29 +48,64 @@ def _tokens(fields: Mapping[str, Any]) -> str:
     return f"{_safe(fields.get('input_tokens'))}→{_safe(fields.get('output_tokens'))} tokens"
 
 
+def _key(value: Any) -> Any:
+    """A journal value usable as a dict key (the journal is untrusted: it may hold anything)."""
+    return value if value is None or isinstance(value, int | str) else repr(value)
+
+
+def _order(run: tuple[Any, Any]) -> tuple[tuple[int, str, int], ...]:
+    """Runs sort by iteration, then attempt; a number before anything else."""
+    return tuple((0, "", v) if isinstance(v, int) else (1, str(v), 0) for v in run)
+
+
 class _Task:
-    """The tree of one task, built frame by frame."""
+    """The tree of one task, built frame by frame; `finish` settles the order of its runs."""
 
     def __init__(self, name: str) -> None:
         self.tree = Tree(f"[bold]{_safe(name)}[/]")
-        self.turns: dict[Any, Tree] = {}
+        self.runs: dict[tuple[Any, Any], Tree] = {}
+        self.turns: dict[tuple[Any, Any, Any], Tree] = {}
         self.labelled = False  # a fan-out invokes its verb per item: label the task once
 
-    def turn(self, number: Any) -> Tree:
-        node = self.turns.get(number)
+    def run(self, f: Mapping[str, Any]) -> tuple[tuple[Any, Any], Tree]:
+        key = (_key(f.get("iteration")), _key(f.get("attempt")))
+        node = self.runs.get(key)
         if node is None:
-            node = self.turns[number] = self.tree.add(f"[cyan]turn {_safe(number)}[/]")
+            item = "" if key[0] is None else f" item {_safe(key[0])}"
+            node = self.runs[key] = self.tree.add(
+                f"[cyan]run{item} · attempt {_safe(key[1])}[/]")
+        return key, node
+
+    def turn(self, f: Mapping[str, Any]) -> Tree:
+        key, run = self.run(f)
+        number = _key(f.get("turn"))
+        node = self.turns.get((*key, number))
+        if node is None:
+            node = self.turns[(*key, number)] = run.add(f"[cyan]turn {_safe(number)}[/]")
         return node
+
+    def finish(self) -> None:
+        """Put the runs in iteration-then-attempt order, in the places they opened (the
+        task's other lines keep their time order); a single run needs no subtree."""
+        children = self.tree.children
+        slots = sorted(children.index(node) for node in self.runs.values())
+        if len(slots) == 1:
+            children[slots[0]:slots[0] + 1] = children[slots[0]].children
+            return
+        for slot, key in zip(slots, sorted(self.runs, key=_order), strict=True):
+            children[slot] = self.runs[key]
 
     def add(self, frame: Frame) -> None:
         f, kind = frame.fields, frame.kind
         agent = f.get("agent_event")
-        if agent == "run_started" and not self.labelled:
-            self.labelled = True
-            self.tree.label = (f"{self.tree.label} [dim]agent · {_safe(f.get('model'))} · "
-                               f"universe {_safe(f.get('universe'))}[/]")
-        elif agent is not None and agent not in ("turn_started", "run_started"):
-            self.turn(f.get("turn")).add(_agent_line(str(agent), f))
+        if agent == "run_started":
+            self.run(f)
+            if not self.labelled:
+                self.labelled = True
+                self.tree.label = (f"{self.tree.label} [dim]agent · {_safe(f.get('model'))} · "
+                                   f"universe {_safe(f.get('universe'))}[/]")
+        elif agent is not None and agent != "turn_started":
+            self.turn(f).add(_agent_line(str(agent), f))
         elif kind == "verb_invoked" and agent is None and not self.labelled:
             self.labelled = True
             model = f" · {_safe(f['model'])}" if "model" in f else ""
@@ -79,7 +117,8 @@ class _Task:
             self.tree.add(f"permit [{style}]{_safe(f.get('decision'))}[/] {_safe(f.get('gate'))}"
                           f" {_safe(f.get('target'))}")
         elif kind == "task_retrying":
-            self.tree.add(f"[yellow]retry[/] attempt {_safe(f.get('attempt'))} · "
+            item = "" if f.get("iteration") is None else f"item {_safe(f['iteration'])} "
+            self.tree.add(f"[yellow]retry[/] {item}attempt {_safe(f.get('attempt'))} · "
                           f"{_safe(f.get('code'))}")
         elif kind in _TASK_END:
             self.tree.add(_task_end(_TASK_END[kind], f))
@@ -137,6 +176,7 @@ def _task_end(status: str, f: Mapping[str, Any]) -> str:
 def render(frames: Iterable[Frame], verdict: Verdict, name: str, console: Console) -> None:
     """Print the timeline of `frames` (the journal `name`) under its chain `verdict`."""
     tasks: dict[str, _Task] = {}
+    roots: list[_Task] = []
     style = _VERDICT_STYLE[verdict.status]
     console.print(f"[bold]journal[/] {_safe(name)}")
     console.print(f"[{style}]{_safe(verdict.render())}[/]")
@@ -152,10 +192,18 @@ def render(frames: Iterable[Frame], verdict: Verdict, name: str, console: Consol
             task = tasks.get(frame.task)
             if task is None:
                 task = tasks[frame.task] = _Task(frame.task)
+                invoker = frame.fields.get("parent")
+                parent = tasks.get(invoker) if isinstance(invoker, str) else None
+                if parent is not None:
+                    parent.tree.children.append(task.tree)  # a child workflow's task
+                else:
+                    roots.append(task)
             task.add(frame)
         elif frame.kind.startswith("workflow_"):
             end = frame
     for task in tasks.values():
+        task.finish()
+    for task in roots:
         console.print(task.tree)
     if end is not None:
         state = str(end.fields.get("state", end.kind.removeprefix("workflow_")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nika.runtime.events import UnitAttempt
 from nika.runtime.services import RunServices
 from nika.runtime.verbs.agent import run_agent_task
 from nika.runtime.verbs.exec import run_exec
@@ -23,11 +24,13 @@ async def run_verb(
     timeout: float | None,
     notes: dict[str, Any],
     child: ChildRunner | None,
+    unit: UnitAttempt,
 ) -> Any:
     """Run the task's verb once against `env`; returns the raw output or raises `NikaError`.
 
     `timeout` (seconds) also bounds a provider's HTTP deadline (03 §timeout); `notes`
-    collects fields for the task's terminal frame.
+    collects fields for the task's terminal frame; `unit` names this attempt in the frames
+    of the verbs that may run more than once per task (the agent loop, a child workflow).
     """
     body = task.body
     if isinstance(body, InferBody):
@@ -35,7 +38,7 @@ async def run_verb(
     if isinstance(body, ExecBody):
         return await run_exec(task, body, env, services)
     if isinstance(body, InvokeBody):
-        return await run_invoke(task, body, env, services, child)
+        return await run_invoke(task, body, env, services, child, unit)
     if isinstance(body, AgentBody):
-        return await run_agent_task(task, body, env, services, timeout, notes)
+        return await run_agent_task(task, body, env, services, timeout, notes, unit)
     raise AssertionError(f"unknown verb body {type(body).__name__}")

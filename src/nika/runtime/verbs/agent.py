@@ -20,7 +20,7 @@ from nika.agent.spec import AgentSpec
 from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError
-from nika.runtime.events import AgentFrames
+from nika.runtime.events import AgentFrames, UnitAttempt
 from nika.runtime.services import EffectGate, RunServices
 from nika.runtime.verbs.infer import resolve_model, text_field
 from nika.syntax.binding import interpolate
@@ -90,7 +90,7 @@ def _skills(task: Task, paths: Sequence[str], workflow_dir: Path) -> str | None:
 
 async def run_agent_task(
     task: Task, body: AgentBody, env: Mapping[str, Any], services: RunServices,
-    timeout: float | None, notes: dict[str, Any],
+    timeout: float | None, notes: dict[str, Any], unit: UnitAttempt,
 ) -> Any:
     """Run the loop and return its output; the loop's summary lands in `notes` (for the
     task's terminal frame) whichever way the loop ends."""
@@ -112,7 +112,7 @@ async def run_agent_task(
         servers = reachable_servers(body.tools)
         if servers is None or servers:
             await services.mcp.load_definitions(servers)
-    frames = AgentFrames(services.bus, task.id, notes)
+    frames = AgentFrames(services.bus, unit, notes)
     tools = GatedExecutor(services.tools(task.id), services.gate, task.id) if body.tools else None
     result = await run_agent(
         spec,

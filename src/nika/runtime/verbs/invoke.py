@@ -20,12 +20,14 @@ import jsonschema
 from nika.agent.intrinsic import is_loop_only
 from nika.agent.seams import ToolDefinition, ToolExecutor, ToolResult
 from nika.errors import NikaError
+from nika.runtime.events import UnitAttempt
 from nika.runtime.services import RunServices
 from nika.syntax.binding import interpolate
 from nika.syntax.model import InvokeBody, Task
 
-ChildRunner = Callable[[Path, Mapping[str, Any]], Awaitable[Any]]
-"""Runs a child workflow file with its args as inputs; returns its `outputs` object."""
+ChildRunner = Callable[[Path, Mapping[str, Any], UnitAttempt], Awaitable[Any]]
+"""Runs a child workflow file with its args as inputs for the invoking `UnitAttempt` (whose
+frames nest the child's); returns its `outputs` object."""
 
 _LOOP_ONLY_CODES: Final = {"nika:done": "NIKA-BUILTIN-DONE-001",
                            "nika:compose": "NIKA-BUILTIN-COMPOSE-001"}
@@ -33,12 +35,12 @@ _LOOP_ONLY_CODES: Final = {"nika:done": "NIKA-BUILTIN-DONE-001",
 
 async def run_invoke(
     task: Task, body: InvokeBody, env: Mapping[str, Any], services: RunServices,
-    child: ChildRunner | None,
+    child: ChildRunner | None, unit: UnitAttempt,
 ) -> Any:
     """Dispatch the tool (or the child workflow) and return its output."""
     args = interpolate(dict(body.args), env)
     if body.workflow is not None:
-        return await _child(task, body.workflow, args, services, child)
+        return await _child(task, body.workflow, args, services, child, unit)
     name = body.tool or ""
     if is_loop_only(name):
         raise NikaError(
@@ -132,7 +134,8 @@ def _validate(task: Task, definition: ToolDefinition, args: Mapping[str, Any]) -
 
 
 async def _child(
-    task: Task, target: str, args: Any, services: RunServices, child: ChildRunner | None
+    task: Task, target: str, args: Any, services: RunServices, child: ChildRunner | None,
+    unit: UnitAttempt,
 ) -> Any:
     if child is None or target.startswith("registry:"):
         raise NikaError(
@@ -146,4 +149,4 @@ async def _child(
     if not path.is_absolute():
         path = services.workflow_dir / path
     services.bus.emit("verb_invoked", task.id, verb="invoke", workflow=target)
-    return await child(path, args if isinstance(args, Mapping) else {})
+    return await child(path, args if isinstance(args, Mapping) else {}, unit)
