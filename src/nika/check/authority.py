@@ -12,7 +12,8 @@ The body's effects are inferred (`nika.check.effects`) and judged by the one jud
 - an `agent:` whitelist entry is intersected with `permits.tools`: a literal entry the
   block does not admit is an escape, a glob entry narrows at run time;
 - the permit taint and the data-as-code sink (`_taint`), the order and consent laws
-  (`_laws`), and the declared-but-unused hints (`NIKA-DRIFT-001`).
+  (`_laws`), the lethal trifecta (`_trifecta`), and the declared-but-unused hints
+  (`NIKA-DRIFT-001`).
 
 The verdict gains `effects: {boundary_declared, needed, escapes, deferred}`.
 """
@@ -24,7 +25,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
-from nika.check import _laws, _taint
+from nika.check import _laws, _taint, _trifecta
 from nika.check.context import CheckContext, Finding, Hint, Section
 from nika.check.effects import (
     Effect,
@@ -68,6 +69,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     yield from escapes
     yield from taint
     yield from _laws.run(ctx)
+    yield from _trifecta.run(ctx)
     section = {
         "boundary_declared": workflow.permits is not None,
         "needed": needed_permits(effects),
