@@ -6,11 +6,13 @@ import math
 import os
 import subprocess
 import sys
+from unittest import mock
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nika import bm25
 from nika.bm25 import BM25Index, ScoredDoc, terms, tokenize
 
 # --- hand-computed scores -------------------------------------------------------------------
@@ -226,3 +228,38 @@ def test_ranking_is_invariant_under_input_order(
     assert one == two  # bit-identical scores, same order
     ranked = [(-d.score, d.name) for d in one]
     assert ranked == sorted(ranked)  # best first, ties by name
+
+
+# --- pure-Python and numpy scoring paths ----------------------------------------------------
+
+_COMMON = [f"c{i}" for i in range(3)]  # in many documents: dense rows past 64 documents
+_RARE = [f"r{i:02}" for i in range(30)]  # sparse, yet sorted after the dense: order shows
+_path_docs = st.integers(min_value=1, max_value=140).flatmap(
+    lambda n: st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(_COMMON), max_size=3),
+            st.lists(st.sampled_from(_RARE), max_size=4),
+        ),
+        min_size=n,
+        max_size=n,
+    ).map(lambda bodies: [(f"doc{i}", c + r) for i, (c, r) in enumerate(bodies)])
+)
+_path_weights = st.floats(min_value=0.01, max_value=10.0, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), docs=_path_docs)
+def test_python_and_numpy_paths_agree_bit_for_bit(
+    data: st.DataObject, docs: list[tuple[str, list[str]]]
+) -> None:
+    with mock.patch.object(bm25, "_PYTHON_MAX_DOCS", len(docs)):
+        in_python = BM25Index.build(docs)
+    with mock.patch.object(bm25, "_PYTHON_MAX_DOCS", len(docs) - 1):
+        in_numpy = BM25Index.build(docs)
+    terms_ = st.sampled_from([*_COMMON, *_RARE, "absent"])
+    # Weights drawn from a few values, so several terms share a group and their order counts.
+    weights = st.sampled_from(data.draw(st.lists(_path_weights, min_size=1, max_size=3)))
+    query = data.draw(st.lists(terms_, max_size=10) | st.dictionaries(terms_, weights))
+    k = data.draw(st.integers(min_value=1, max_value=len(docs) + 2))
+    assert in_python.scores(query) == in_numpy.scores(query)  # == on floats: bit-identical
+    assert in_python.top_k(query, k) == in_numpy.top_k(query, k)

@@ -214,3 +214,23 @@ def test_a_long_observation_does_not_drown_the_prompt() -> None:
     noise = " ".join(["records", "handles"] * 200 + ["quartz", "ember"])
     decision = router.select(_ctx("invoice", observations=[noise]))
     assert _names(decision.offered) == ["mcp:srv/handle_invoice"]
+
+
+def test_a_router_reused_across_turns_decides_as_a_fresh_one() -> None:
+    # The router keeps the prompt's and the last observations' terms between turns: each turn
+    # below changes one of them (or returns to an earlier value), so stale terms would show.
+    router = ToolRouter(_universe(30), AgentConfig(top_k=2))
+    turns = [
+        _ctx("walrus", "", ["cobalt"]),
+        _ctx("walrus", "", ["ember"]),
+        _ctx("quartz", "", ["ember"]),
+        _ctx("quartz", "falcon", ["ember", "invoice"]),
+        _ctx("walrus", "", ["cobalt"]),
+        _ctx("walrus"),
+    ]
+    offered = [_names(router.select(ctx).offered) for ctx in turns]
+    fresh = [
+        _names(ToolRouter(_universe(30), AgentConfig(top_k=2)).select(ctx).offered) for ctx in turns
+    ]
+    assert offered == fresh
+    assert len({tuple(names) for names in offered}) == 5  # every change changed the offer

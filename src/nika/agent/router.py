@@ -34,6 +34,7 @@ real schemas name what the model asks for (`repo`, `issue_number`).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -89,9 +90,14 @@ def context_query(ctx: RouteContext) -> dict[str, float]:
     """The weighted BM25 query of the live context: each distinct term of the prompt and the
     last assistant text weighs 1, a term found only in the observations `OBSERVATION_WEIGHT`."""
     primary = terms(ctx.prompt) | terms(ctx.last_assistant_text)
-    observed: set[str] = set()
-    for observation in ctx.last_observations:
-        observed |= terms(observation)
+    return _weighted(primary, _observed_terms(ctx.last_observations))
+
+
+def _observed_terms(observations: tuple[str, ...]) -> frozenset[str]:
+    return frozenset().union(*map(terms, observations))
+
+
+def _weighted(primary: AbstractSet[str], observed: AbstractSet[str]) -> dict[str, float]:
     query = dict.fromkeys(observed - primary, OBSERVATION_WEIGHT)
     query.update(dict.fromkeys(primary, 1.0))
     return query
@@ -125,6 +131,11 @@ class ToolRouter:
         # always be able to finish.
         self._pinned = (frozenset(pinned) | {"nika:done"}) & self._names
         self._index: BM25Index | None = None
+        # Tokenising is most of a small ranked turn: the prompt is the same every turn of a
+        # run, and observations often repeat (no tool called), so their terms are kept, keyed
+        # by their text. The query stays exactly `context_query(ctx)`.
+        self._prompt: tuple[str, frozenset[str]] = ("", frozenset())
+        self._observations: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
         if len(self._universe) >= config.route_threshold:
             self._index = BM25Index.build(
                 (d.name, tokenize(document_text(d))) for d in self._universe
@@ -134,11 +145,20 @@ class ToolRouter:
         """The definitions to offer this turn."""
         if self._index is None:
             return self._decision(self._universe, "passthrough")
-        top = self._index.top_k(context_query(ctx), self._config.top_k)
+        top = self._index.top_k(self._query(ctx), self._config.top_k)
         if not top:
             return self._decision(self._universe, "fail_open")
         chosen = {d.name for d in top} | self._pinned | (ctx.recent_tools & self._names)
         return self._decision(tuple(d for d in self._universe if d.name in chosen), "ranked")
+
+    def _query(self, ctx: RouteContext) -> dict[str, float]:
+        if ctx.prompt != self._prompt[0]:
+            self._prompt = (ctx.prompt, frozenset(terms(ctx.prompt)))
+        if ctx.last_observations != self._observations[0]:
+            observations = ctx.last_observations
+            self._observations = (observations, _observed_terms(observations))
+        primary = self._prompt[1] | terms(ctx.last_assistant_text)
+        return _weighted(primary, self._observations[1])
 
     def _decision(self, offered: tuple[ToolDefinition, ...], mode: RouteMode) -> RoutingDecision:
         return RoutingDecision(offered, len(self._universe), _by_source(offered), mode)
