@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
 
+from nika._gc import gc_paused
 from nika.check.context import CheckContext, Finding, Hint, Section
 from nika.check.verdict import ADVISORY_CODES, Verdict, refused, sort_findings
 from nika.errors import NikaError
@@ -49,7 +50,8 @@ def check(
     only — for untrusted drafts (`nika:compose`), which must not probe the host's files.
     """
     try:
-        return _check(text, path, base_dir, read_side_files)
+        with gc_paused():
+            return _check(text, path, base_dir, read_side_files)
     except Exception as exc:  # the never-raise contract: a crash is a finding, and a bug
         return refused([_internal(exc, "the check pipeline")])
 
