@@ -198,11 +198,13 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
                            prompt_io=TerminalPromptIO.if_tty()).for_task
 
         gate = PermitGate(workflow, bus)
+        providers = ProviderPool(provider)
+        stack.push_async_callback(providers.aclose)  # SDK connection pools end with the run
         services = RunServices(
             workflow=workflow, workflow_dir=options.file.parent.resolve(),
             base_dir=Path.cwd(), environ=env, secrets=secrets, mask=mask, bus=bus,
             gate=gate, tools=tools_for(workflow, gate, bus), mcp=mcp,
-            providers=ProviderPool(provider), model=options.model or workflow.model,
+            providers=providers, model=options.model or workflow.model,
         )
 
         async def child(path: Path, args: Mapping[str, Any], unit: UnitAttempt,

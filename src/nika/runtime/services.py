@@ -61,6 +61,14 @@ class ProviderPool:
             provider = self._cache[key] = self.factory(model, timeout)
         return provider
 
+    async def aclose(self) -> None:
+        """Close every adapter that holds a connection pool (the SDK clients do)."""
+        for provider in self._cache.values():
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                await close()
+        self._cache.clear()
+
 
 @dataclass(frozen=True, slots=True)
 class RunServices:
