@@ -48,6 +48,7 @@ from nika.agent.fakes import (
     definition,
 )
 from nika.agent.observe import AgentEvent
+from nika.agent.seams import MALFORMED_ARGS_KEY
 from nika.errors import NikaError
 
 
@@ -277,6 +278,18 @@ async def test_a_whitelisted_name_nobody_serves_is_fed_back_as_unknown() -> None
     assert isinstance(fed, ToolResultMessage) and fed.is_error
     assert json.loads(fed.content)["code"] == "NIKA-INVOKE-001"
     assert result.output == "ok" and ex.dispatched == []
+
+
+async def test_arguments_the_adapter_could_not_decode_are_fed_back_not_dispatched() -> None:
+    ex = RecordingExecutor(["nika:read"])
+    bad = {MALFORMED_ARGS_KEY: "the tool call's arguments were rejected: not JSON"}
+    script = [calling(call("nika:read", bad)), answer("retried in words")]
+    result, provider, _ = await run(spec(["nika:read"]), script, ex)
+    fed = provider.requests[1].messages[-1]
+    assert isinstance(fed, ToolResultMessage) and fed.is_error
+    wire = json.loads(fed.content)
+    assert wire["code"] == "NIKA-INVOKE-002" and "not JSON" in wire["detail"]
+    assert ex.dispatched == [] and result.output == "retried in words"
 
 
 # --- tool results ------------------------------------------------------------------------

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from time import perf_counter
 
 from nika.agent._universe import Universe
-from nika.agent.executors import raised_result, unknown_tool
+from nika.agent.executors import failure_result, raised_result, unknown_tool
 from nika.agent.intrinsic import Finish, LoopContext
-from nika.agent.seams import CallId, ToolCall, ToolExecutor, ToolResult
+from nika.agent.seams import MALFORMED_ARGS_KEY, CallId, ToolCall, ToolExecutor, ToolResult
+from nika.errors import NikaError
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +82,13 @@ class Dispatcher:
         started = perf_counter()
         finish: Finish | None = None
         intrinsic = self._universe.intrinsics.get(call.name)
+        malformed = call.args.get(MALFORMED_ARGS_KEY)
         try:
-            if intrinsic is not None:
+            if isinstance(malformed, str):  # the adapter could not decode the arguments
+                result = failure_result(
+                    NikaError("NIKA-INVOKE-002", malformed, details={"tool": call.name})
+                )
+            elif intrinsic is not None:
                 outcome = await intrinsic.serve(call.args, self._context(turn))
                 if isinstance(outcome, Finish):
                     finish, result = outcome, ToolResult(outcome.content)

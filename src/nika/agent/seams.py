@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NewType, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Literal, NewType, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from nika.agent.observe import AgentEvent
@@ -22,6 +22,11 @@ CallId = NewType("CallId", str)
 """A tool-call id, as the provider sent it or as the loop minted it."""
 
 ToolSource = Literal["builtin", "mcp", "other"]
+
+MALFORMED_ARGS_KEY: Final = "__nika_malformed_arguments__"
+"""A provider adapter whose model sent arguments that are not a JSON object puts its message
+for the model under this key instead; the loop feeds that message back as the tool's error and
+never dispatches the call."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from nika.agent.seams import Provider
+from nika.agent.seams import MALFORMED_ARGS_KEY, Provider
 from nika.errors import NikaError
-from nika.providers._wire import MALFORMED_ARGS_KEY
 from nika.providers.retry import RetryingProvider
 from nika.syntax.providers import (
     KNOWN_PROVIDERS,

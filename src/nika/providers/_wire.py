@@ -14,12 +14,11 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from nika.agent.seams import AssistantMessage, ModelRequest
+from nika.agent.seams import MALFORMED_ARGS_KEY, AssistantMessage, ModelRequest
 
 _LEGAL: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _ILLEGAL_CHAR: Final = re.compile(r"[^A-Za-z0-9_-]")
 
-MALFORMED_ARGS_KEY: Final = "__nika_malformed_arguments__"
 """The single key of the args a provider returns when the model's arguments were not a JSON
 object; its value is a prescriptive message for the model (the raw text is quoted, truncated)."""
 

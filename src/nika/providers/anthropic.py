@@ -8,6 +8,7 @@ import anthropic
 from anthropic.types import Message
 
 from nika.agent.seams import (
+    MALFORMED_ARGS_KEY,
     AssistantMessage,
     CallId,
     ModelRequest,
@@ -20,7 +21,7 @@ from nika.agent.seams import (
 )
 from nika.providers._errors import ErrorContext, malformed
 from nika.providers._round_trip import round_trip
-from nika.providers._wire import MALFORMED_ARGS_KEY, plain, wire_name
+from nika.providers._wire import plain, wire_name
 
 DEFAULT_MAX_TOKENS: Final = 4096
 """Sent when the task declares no `max_tokens:` (the Messages API requires the field)."""
