@@ -100,11 +100,16 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         print("nika run: --concurrency must be at least 1", file=sys.stderr)
         return EXIT_USAGE
+    if args.json and args.output == "json":
+        print("nika run: --json (the event stream) and --output json (the outputs object) "
+              "both claim stdout; pass one of them", file=sys.stderr)
+        return EXIT_USAGE
     options = RunOptions(
         file=Path(args.file),
         vars=tuple(args.var),
         model=args.model,
         json=args.json,
+        output=args.output,
         report=Path(args.report) if args.report else None,
         concurrency=args.concurrency,
         mcp_config=Path(args.mcp_config) if args.mcp_config else None,
@@ -140,6 +145,12 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
     p.add_argument("--model", help="the default model for tasks that name none (provider/name)")
     p.add_argument("--json", action="store_true", help="stream run events as NDJSON on stdout")
+    p.add_argument(
+        "--output",
+        choices=("json",),
+        help="json: print only the workflow's typed outputs as one JSON object on stdout "
+        "(nothing when the run does not succeed); how one workflow reads another's result",
+    )
     p.add_argument("--report", metavar="PATH", help="write the run report (JSON) to PATH")
     p.add_argument(
         "--concurrency",

@@ -5,6 +5,11 @@ the exit status is 1. Launch refusals (an undeclared `--var`, a missing required
 unreadable secret) stop before the first event as well. A started run streams its events
 (`--json`: NDJSON on stdout; otherwise human progress on stderr and the `outputs` object on
 stdout), writes `--report` when asked, and exits 0 (success) · 1 (failure) · 130 (SIGINT).
+
+`--output json` is the export contract (01 §what leaves a run, 08 §sub-workflow invocation):
+stdout carries exactly one JSON object, the typed `outputs:` (`{}` when none are declared),
+and only when the run succeeded — a caller that launched us with `capture: stdout` reads
+either the whole contract or a non-zero exit, never a partial object.
 """
 
 from __future__ import annotations
@@ -65,6 +70,8 @@ class RunOptions:
     vars: Sequence[str] = ()
     model: str | None = None
     json: bool = False
+    output: str | None = None
+    """`json`: stdout is exactly the outputs object of a successful run (see the module doc)."""
     report: Path | None = None
     concurrency: int = 8
     mcp_config: Path | None = None
@@ -116,7 +123,10 @@ def run_command(options: RunOptions, streams: Streams,
     result = asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env))
     bus.close()
     _write_report(options, build_report(result, log.entries, mask, bus.failures))
-    if not options.json and workflow.outputs:
+    if options.output == "json":
+        if result.state == "success":
+            streams.out.write(to_json(mask(dict(result.outputs))) + "\n")
+    elif not options.json and workflow.outputs:
         streams.out.write(to_json(mask(dict(result.outputs))) + "\n")
     if journal.path is not None:
         torn = " · INCOMPLETE: a write failed" if journal.failed else ""
