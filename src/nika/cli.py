@@ -55,7 +55,9 @@ def _run_check(args: argparse.Namespace) -> int:
         return _infer_permits(source, args.file)
     verdict = check(source, path=None if args.file == "-" else args.file)
     if args.json:
-        sys.stdout.write(verdict.to_json() + "\n")
+        from nika._term import json_printable
+
+        sys.stdout.write(json_printable(verdict.to_json()) + "\n")
     else:
         sys.stdout.write(render_human(verdict, "<stdin>" if args.file == "-" else args.file))
     return EXIT_OK if verdict.valid else EXIT_FINDINGS

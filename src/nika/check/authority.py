@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
+from nika._term import printable
 from nika.check import _laws, _taint, _trifecta
 from nika.check.context import CheckContext, Finding, Hint, Section
 from nika.check.effects import (
@@ -95,8 +96,8 @@ def infer_permits(workflow: Workflow) -> tuple[dict[str, Any], str]:
     lines = ["permits: {}"] if not block else ["permits:", *_yaml(block, 1)]
     for e in dynamic_effects(effects):
         lines.append(
-            f"# dynamic: task `{e.task}` {e.kind} {e.target} is resolved at run time; "
-            "add the bound it must stay under"
+            f"# dynamic: task `{printable(str(e.task))}` {e.kind} {printable(e.target)} is "
+            "resolved at run time; add the bound it must stay under"
         )
     return block, "\n".join(lines) + "\n"
 

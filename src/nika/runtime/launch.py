@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
+from nika._term import json_printable, printable
 from nika.agent.seams import Provider, ToolExecutor
 from nika.check import Verdict, check
 from nika.check.render import render_human
@@ -109,7 +110,7 @@ def run_command(options: RunOptions, streams: Streams,
         inputs = bind_inputs(workflow.inputs, dict(parse_var(v) for v in options.vars), env)
         secrets = resolve_secrets(workflow.secrets, environ=env, base_dir=options.file.parent)
     except NikaError as exc:
-        streams.err.write(f"nika run: {exc.code}: {exc.detail}\n")
+        streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         _write_report(options, refused_report([exc], Masker()))
         return EXIT_USAGE if exc.code.startswith("NIKA-INPUT") else EXIT_FAILURE
     mask = Masker(secrets.values())
@@ -127,13 +128,13 @@ def run_command(options: RunOptions, streams: Streams,
         if result.state == "success":
             streams.out.write(to_json(mask(dict(result.outputs))) + "\n")
     elif not options.json and workflow.outputs:
-        streams.out.write(to_json(mask(dict(result.outputs))) + "\n")
+        streams.out.write(json_printable(to_json(mask(dict(result.outputs)))) + "\n")
     if journal.path is not None:
         torn = " · INCOMPLETE: a write failed" if journal.failed else ""
         streams.err.write(f"journal {_shown(journal.path)} · head {journal.head}{torn}\n")
     for failure in bus.failures:
         streams.err.write(f"nika run: sink {failure.sink} failed at {failure.stage}: "
-                          f"{failure.error}\n")
+                          f"{printable(str(failure.error))}\n")
     return {"success": EXIT_OK, "failure": EXIT_FAILURE, "cancelled": EXIT_CANCELLED}[result.state]
 
 
@@ -153,7 +154,7 @@ def _model(source: bytes, path: str) -> Workflow:
 
 def _print_refusal(options: RunOptions, streams: Streams, verdict: Verdict) -> None:
     if options.json:
-        streams.out.write(verdict.to_json() + "\n")
+        streams.out.write(json_printable(verdict.to_json()) + "\n")
     else:
         streams.err.write(render_human(verdict, str(options.file)))
         streams.err.write("nika run: the workflow was refused by the check; nothing ran\n")

@@ -11,6 +11,7 @@ from typing import Any, Final
 from rich.console import Console
 from rich.markup import escape
 
+from nika._term import printable
 from nika.runtime.bus import RunEvent
 
 _MARKS: Final = {
@@ -24,6 +25,11 @@ _MARKS: Final = {
 _STATE_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta"}
 
 
+def _shown(value: object) -> str:
+    """Run text (a task's error may quote the document or a tool) as inert rich markup."""
+    return escape(printable(str(value)))
+
+
 class ProgressSink:
     """Renders task transitions as they happen and the run's verdict at the end."""
 
@@ -33,7 +39,7 @@ class ProgressSink:
 
     def emit(self, event: RunEvent) -> None:
         if event.kind == "workflow_started":
-            name = escape(str(event.fields.get("workflow", "")))
+            name = _shown(event.fields.get("workflow", ""))
             self._console.print(f"[bold]▶ {name}[/] · {event.fields.get('tasks', 0)} tasks")
             return
         if event.kind in ("workflow_completed", "workflow_failed", "workflow_cancelled"):
@@ -43,7 +49,7 @@ class ProgressSink:
         if mark is None or event.task is None:
             return
         symbol, word = mark
-        line = f"  {symbol} {escape(event.task):<24} {word}"
+        line = f"  {symbol} {_shown(event.task):<24} {word}"
         if event.kind != "task_started":
             self._counts[word] += 1
         line += self._tail(event)
@@ -61,13 +67,13 @@ class ProgressSink:
         if isinstance(error, dict) and event.kind in ("task_failed", "task_skipped"):
             detail = str(error.get("detail", ""))
             parts.append(f"{error.get('code')} · {detail[:160]}")
-        return ("  [dim]" + escape(" · ".join(parts)) + "[/]") if parts else ""
+        return ("  [dim]" + _shown(" · ".join(parts)) + "[/]") if parts else ""
 
     def _summary(self, event: RunEvent) -> None:
         state = str(event.fields.get("state", ""))
         style = _STATE_STYLE.get(state, "bold")
         counts = " · ".join(f"{n} {w}" for w, n in sorted(self._counts.items()) if w != "retrying")
-        self._console.print(f"[bold {style}]■ {state}[/] · {counts or 'no tasks'}")
+        self._console.print(f"[bold {style}]■ {_shown(state)}[/] · {counts or 'no tasks'}")
 
     def close(self) -> None:
         """Nothing buffered: rich writes each line as it is printed."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
+from nika._term import json_printable
 from nika.runtime.bus import RunEvent
 
 
@@ -18,7 +19,7 @@ class NdjsonSink:
     def emit(self, event: RunEvent) -> None:
         line = json.dumps(event.to_dict(), sort_keys=True, separators=(",", ":"),
                           ensure_ascii=False, default=str)
-        self._stream.write(line + "\n")
+        self._stream.write(json_printable(line) + "\n")
         self._stream.flush()
 
     def close(self) -> None:

@@ -14,7 +14,6 @@ human), and a field the journal does not carry is shown as « unrecorded », nev
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
@@ -22,9 +21,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.tree import Tree
 
+from nika._term import printable
 from nika.runtime.trace import Frame, Verdict
 
-_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _OUTCOME_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
                          "skipped": "yellow"}
 _TASK_END: Final = {"task_completed": "success", "task_failed": "failure",
@@ -35,7 +34,7 @@ _VERDICT_STYLE: Final = {"ok": "green", "forged": "bold red", "incomplete": "yel
 
 def _safe(value: Any) -> str:
     text = value if isinstance(value, str) else "unrecorded" if value is None else str(value)
-    return escape(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text))
+    return escape(printable(text))
 
 
 def _ms(value: Any) -> str:
