@@ -371,6 +371,14 @@ async def test_calls_in_one_turn_run_concurrently_and_feed_back_in_call_order() 
     assert [e.call_id for e in obs.of(ToolCompleted)] == ["x", "y"]
 
 
+async def test_a_completed_tool_reports_the_call_and_what_the_model_read() -> None:
+    ex = RecordingExecutor(["nika:a"], results={"nika:a": lambda args: f"got {args['n']}"})
+    script = [calling(call("nika:a", {"n": 7}, id="x")), answer("ok")]
+    _, _, obs = await run(spec(["nika:*"]), script, ex)
+    [done] = obs.of(ToolCompleted)
+    assert (done.arguments, done.result, done.result_bytes) == ({"n": 7}, "got 7", 5)
+
+
 async def test_tool_concurrency_bounds_the_calls_in_flight() -> None:
     in_flight = peak = 0
 

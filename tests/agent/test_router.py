@@ -234,3 +234,18 @@ def test_a_router_reused_across_turns_decides_as_a_fresh_one() -> None:
     ]
     assert offered == fresh
     assert len({tuple(names) for names in offered}) == 5  # every change changed the offer
+
+
+def test_a_ranked_decision_says_why_each_pick_was_offered() -> None:
+    router = ToolRouter(_universe(30, done=True), AgentConfig(top_k=3), pinned=["nika:done"])
+    decision = router.select(_ctx("cobalt cobalt and the invoice", recent=["mcp:srv/handle_ember"]))
+    scores = decision.scores
+    assert list(scores)[:2] == ["mcp:srv/handle_cobalt", "mcp:srv/handle_invoice"]  # best first
+    assert list(scores.values()) == sorted(scores.values(), reverse=True)
+    assert all(score > 0 for score in scores.values())
+    # Pinned and recent tools are offered without a score: they did not rank.
+    assert {"nika:done", "mcp:srv/handle_ember"} <= set(_names(decision.offered))
+    assert "nika:done" not in scores and "mcp:srv/handle_ember" not in scores
+    # Passthrough and fail-open rank nothing.
+    assert router.select(_ctx("xylophone")).scores == {}
+    assert ToolRouter(_universe(5), AgentConfig()).select(_ctx("cobalt")).scores == {}

@@ -23,7 +23,7 @@ from nika.agent.observe import (
 )
 from nika.errors import NikaError
 from nika.runtime.bus import EventBus, RunEvent
-from nika.runtime.events import AgentFrames, UnitAttempt
+from nika.runtime.events import EXCERPT_CHARS, AgentFrames, UnitAttempt, excerpt
 from nika.runtime.report import EventLog, build_report, to_json
 from nika.runtime.secrets import MASK, Masker, resolve_secrets
 from nika.runtime.stream import NdjsonSink
@@ -94,6 +94,23 @@ def test_agent_frames_map_every_event_without_loss() -> None:
     assert recorder.events[2].fields["offered"] == ["nika:a"]
     assert notes == {"agent_outcome": "failure", "turns": 3, "tokens": 7,
                      "agent_error_code": "NIKA-AGENT-006"}
+
+
+def test_a_tool_frame_keeps_a_masked_excerpt_of_arguments_and_result() -> None:
+    recorder = Recorder()
+    bus = EventBus(sinks=[recorder], clock=FixedClock(), mask=Masker(["hunter2"]))
+    frames = AgentFrames(bus, UnitAttempt("t"), {})
+    # The secret straddles the cut: masking first means no prefix of it survives.
+    long = "x" * (EXCERPT_CHARS - 4) + "hunter2" + "y" * 5000
+    frames.on_event(ToolCompleted(seq=1, turn=1, call_id="c", name="nika:a", source="builtin",
+                                  is_error=False, duration_ms=1.0, result_bytes=len(long),
+                                  arguments={"q": "hunter2", "n": 1}, result=long))
+    fields = recorder.events[0].fields
+    assert fields["arguments"] == f'{{"n":1,"q":"{MASK}"}}'
+    result = fields["result"]
+    assert len(result) == EXCERPT_CHARS and result.endswith("…")
+    assert "hunt" not in result and result.startswith("x" * (EXCERPT_CHARS - 4) + MASK[:3])
+    assert excerpt("short") == "short"
 
 
 def test_report_shape_is_the_harness_contract() -> None:

@@ -215,6 +215,7 @@ class _Run:
                     universe=decision.universe,
                     by_source=decision.by_source,
                     mode=decision.mode,
+                    scores=decision.scores,
                 )
             request = ModelRequest(
                 model=spec.model,
@@ -318,6 +319,8 @@ class _Run:
                 duration_ms=s.duration_ms,
                 result_bytes=len(s.result.content.encode()),
                 error_code=error.code if error else None,
+                arguments=s.call.args,
+                result=s.result.content,
             )
         for s in served:
             error = s.result.error

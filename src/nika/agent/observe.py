@@ -44,6 +44,8 @@ class ToolsSelected(AgentEvent):
     universe: int
     by_source: Mapping[str, int]
     mode: RouteMode
+    scores: Mapping[str, float] = field(default_factory=dict)
+    """BM25 score of each ranked pick, best first (`ranked` turns only)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,6 +68,10 @@ class ToolCompleted(AgentEvent):
     duration_ms: float
     result_bytes: int
     error_code: str | None = None
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    """The call's arguments as the model sent them."""
+    result: str = ""
+    """The result content the model reads back (whole: a sink bounds what it keeps)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

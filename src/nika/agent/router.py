@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from nika.agent.config import AgentConfig
@@ -69,6 +69,9 @@ class RoutingDecision:
     by_source: Mapping[str, int]
     """Counts of OFFERED definitions by source; `builtin`, `mcp` and `other` always present."""
     mode: RouteMode
+    scores: Mapping[str, float] = field(default_factory=dict)
+    """The BM25 score of each ranked pick, best first (empty unless `mode` is `ranked`):
+    why a tool was offered. Pinned and recent tools that did not rank have no score."""
 
 
 def document_text(definition: ToolDefinition) -> str:
@@ -149,7 +152,9 @@ class ToolRouter:
         if not top:
             return self._decision(self._universe, "fail_open")
         chosen = {d.name for d in top} | self._pinned | (ctx.recent_tools & self._names)
-        return self._decision(tuple(d for d in self._universe if d.name in chosen), "ranked")
+        offered = tuple(d for d in self._universe if d.name in chosen)
+        return RoutingDecision(offered, len(self._universe), _by_source(offered), "ranked",
+                               {d.name: d.score for d in top})
 
     def _query(self, ctx: RouteContext) -> dict[str, float]:
         if ctx.prompt != self._prompt[0]:

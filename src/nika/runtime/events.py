@@ -10,6 +10,11 @@ agent event plus `agent_event` (its own kind) and `agent_seq`, so no decision is
   `agent_tools_selected` · `agent_nudge` · `agent_stalled` · `agent_compose_checked` ·
   `agent_budget_checkpoint`.
 
+A tool call's `arguments` (as canonical JSON text) and `result` are framed as excerpts of at
+most `EXCERPT_CHARS` characters, masked BEFORE they are cut (a cut must never split a secret
+the mask would have caught); `result_bytes` keeps the whole size. A journal line stays far
+below the verifier's 1 MiB bound whatever a tool returns.
+
 Every frame also names the loop run it belongs to (`UnitAttempt.fields`: the `for_each`
 `iteration`, when there is one, and the 1-based `attempt`), because one task may run its loop
 several times — concurrently under `for_each`, successively under `retry:` — and a reader
@@ -33,6 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
+from nika.agent.guard import canonical_json
 from nika.agent.observe import (
     AgentEvent,
     BudgetCheckpoint,
@@ -46,9 +52,12 @@ from nika.agent.observe import (
     ToolsSelected,
     TurnStarted,
 )
-from nika.runtime.bus import EventBus, RunEvent
+from nika.runtime.bus import EventBus, Masker, RunEvent
 
 logger = logging.getLogger("nika.runtime")
+
+EXCERPT_CHARS: Final = 2000
+"""How much of a tool call's arguments and result a frame keeps (see the module doc)."""
 
 _KINDS: Final[Mapping[type[AgentEvent], str]] = {
     RunStarted: "verb_invoked",
@@ -88,7 +97,7 @@ class UnitAttempt:
         return self.task if self.iteration is None else f"{self.task}[{self.iteration}]"
 
 
-def _fields(event: AgentEvent, unit: UnitAttempt) -> dict[str, Any]:
+def _fields(event: AgentEvent, unit: UnitAttempt, mask: Masker) -> dict[str, Any]:
     out: dict[str, Any] = {"agent_event": event.kind, "agent_seq": event.seq, **unit.fields}
     for f in dataclasses.fields(event):
         if f.name in ("seq", "task"):  # `task` is the frame's own task id
@@ -96,7 +105,15 @@ def _fields(event: AgentEvent, unit: UnitAttempt) -> dict[str, Any]:
         value = getattr(event, f.name)
         out[f.name] = dict(value) if isinstance(value, Mapping) else (
             list(value) if isinstance(value, tuple) else value)
+    if isinstance(event, ToolCompleted):
+        out["arguments"] = excerpt(canonical_json(mask(dict(event.arguments))))
+        out["result"] = excerpt(str(mask(event.result)))
     return out
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """`text` cut to `limit` characters, the cut marked with `…`."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class RunListener(Protocol):
@@ -127,11 +144,11 @@ class AgentFrames:
         if isinstance(event, Finished):
             self._notes.update(agent_outcome=event.outcome, turns=event.turns,
                                tokens=event.tokens, agent_error_code=event.error_code)
-            self._tell(event, self._bus.mask(_fields(event, self._unit)), None)
+            self._tell(event, self._bus.mask(_fields(event, self._unit, self._bus.mask)), None)
             return
         # An event type the loop adds later still reaches the trace (its `agent_event` names it).
         kind = _KINDS.get(type(event), "verb_invoked")
-        fields = _fields(event, self._unit)
+        fields = _fields(event, self._unit, self._bus.mask)
         if isinstance(event, RunStarted | TurnStarted):
             fields["verb"] = "agent"
         if isinstance(event, ToolCompleted):

@@ -9,8 +9,9 @@
 - an INTERNAL `execute_tool {name}` span per tool call (`ToolCompleted`: tool name, call id,
   tool type, `error.type` on failure), timed the same way.
 
-What content is captured: none. The loop's events carry names, sizes, counts and codes —
-never prompts, tool arguments or results — so `gen_ai.tool.call.arguments` / `.result` and the
+What content is captured: none. Spans and events carry names, sizes, counts and codes — never
+prompts, tool arguments or results (`ToolCompleted` holds a call's arguments and result for the
+journal; this module reads neither) — so `gen_ai.tool.call.arguments` / `.result` and the
 message attributes are never set; a tool's result size rides as `nika.tool.result_bytes`.
 
 The decisions no convention covers go out as log-based events tied to the run's span, through
