@@ -79,6 +79,7 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-DAG-007": CodeInfo("validation_error", False, "status compared against a literal outside the vocabulary"),
     "NIKA-DAG-008": CodeInfo("validation_error", False, "a ${{ group.<name> }} fold names a group no task declares"),
     "NIKA-DAG-009": CodeInfo("validation_error", False, "an unwind task declares group:"),
+    "NIKA-DAG-010": CodeInfo("validation_error", False, "the run cannot progress: every unsettled task waits on another (the run-time await-cycle backstop of NIKA-DAG-004, LAW-GRAPH-0304)"),  # engine addition
     "NIKA-DECIDE-001": CodeInfo("validation_error", False, "the decision bundle is malformed or violates its own laws"),
     "NIKA-DECIDE-002": CodeInfo("validation_error", False, "the evidence snapshot does not satisfy the bundle's evidence schema"),
     "NIKA-DEFAULT-001": CodeInfo("validation_error", False, "a default: that does not conform to its own type:"),

@@ -168,6 +168,39 @@ def test_a_cycle_does_not_terminate_and_is_named() -> None:
     assert cert["terminates"] is False and cert["reasons"] == ["cycle a → b → a"]
 
 
+def test_mutual_recovery_does_not_terminate_and_names_the_recovery_cycle() -> None:
+    cert = _certificate(
+        """\
+        a:
+          exec: { command: ["false"] }
+          on_error: { recover: "${{ tasks.b.output }}" }
+        b:
+          exec: { command: ["false"] }
+          on_error: { recover: "${{ tasks.a.output }}" }
+        """
+    )
+    assert cert["terminates"] is False
+    assert cert["reasons"] == [
+        "recovery cycle a → b → a: `a` recovers from `b`, which waits on it, so the recovery "
+        "await never ends",
+        "recovery cycle b → a → b: `b` recovers from `a`, which waits on it, so the recovery "
+        "await never ends",
+    ]
+
+
+def test_an_acyclic_recovery_is_a_stated_termination_reason() -> None:
+    cert = _certificate(
+        """\
+        cache: { exec: { command: ["true"] } }
+        live:
+          exec: { command: ["false"] }
+          on_error: { recover: "${{ tasks.cache.output }}" }
+        """
+    )
+    assert cert["terminates"] is True
+    assert "no recovery await closes a cycle (G_p ∪ E_r is acyclic)" in cert["reasons"]
+
+
 def test_a_child_workflow_is_neither_terminating_nor_bounded_here() -> None:
     cert = _certificate("c:\n  invoke: { workflow: ./child.nika.yaml }\n")
     assert cert["terminates"] is False

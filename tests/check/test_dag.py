@@ -143,6 +143,69 @@ def test_recover_from_downstream_deadlocks() -> None:
     assert _codes(source.replace("after: { fetch: {pred} }", "group: g")) == []
 
 
+def test_mutual_recovery_is_a_cycle_of_the_resolution_graph() -> None:
+    errors, _ = _run(
+        """
+        nika: t
+        tasks:
+          a:
+            exec: { command: ["false"] }
+            on_error: { recover: "${{ tasks.b.output }}" }
+          b:
+            exec: { command: ["false"] }
+            on_error: { recover: "${{ tasks.a.output }}" }
+        """
+    )
+    assert [(e.code, e.details["task"], e.details["source"]) for e in errors] == [
+        ("NIKA-DAG-004", "a", "b"), ("NIKA-DAG-004", "b", "a")]
+    assert errors[0].details["cycle"] == ["a", "b", "a"]
+
+
+def test_a_recovery_cycle_through_a_data_edge_and_self_recovery_are_refused() -> None:
+    errors, _ = _run(
+        """
+        nika: t
+        tasks:
+          a:
+            exec: { command: ["false"] }
+            on_error: { recover: "${{ tasks.c.output }}" }
+          b:
+            exec: { command: ["false"] }
+            on_error: { recover: "${{ tasks.a.output }}" }
+          c:
+            with: { x: "${{ tasks.b.output }}" }
+            exec: { command: ["echo", "${{ with.x }}"] }
+          d:
+            exec: { command: ["false"] }
+            on_error: { recover: "${{ tasks.d.output }}" }
+        """
+    )
+    found = {e.details["task"]: e.details["cycle"] for e in errors}
+    assert [e.code for e in errors] == ["NIKA-DAG-004"] * 3
+    assert found == {"a": ["a", "b", "c", "a"], "b": ["b", "c", "a", "b"], "d": ["d", "d"]}
+    assert "itself" in next(e.detail for e in errors if e.details["task"] == "d")
+
+
+def test_a_cleanup_unit_recovering_from_its_producers_consumer_deadlocks() -> None:
+    # `p` settles outward only after its cleanup `u` ran; `u` would await `c`, which waits on `p`.
+    err = _one(
+        """
+        nika: t
+        tasks:
+          p: { exec: { command: ["true"] } }
+          c:
+            with: { x: "${{ tasks.p.output }}" }
+            exec: { command: ["echo", "${{ with.x }}"] }
+          u:
+            after: { p: unwind }
+            exec: { command: ["false"] }
+            on_error: { recover: "${{ tasks.c.output }}" }
+        """,
+        "NIKA-DAG-004",
+    )
+    assert err.details["cycle"] == ["u", "p", "c", "u"]
+
+
 def test_recover_from_an_independent_task_is_clean() -> None:
     assert (
         _codes(

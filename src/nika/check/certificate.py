@@ -2,7 +2,8 @@
 
 Static resource analysis, zero execution, contributed as the `"certificate"` section:
 
-- `terminates` with its `reasons`: the precedence graph is acyclic, every `for_each`
+- `terminates` with its `reasons`: the precedence graph is acyclic and no recovery await
+  closes a cycle with it (`G_p ∪ E_r`), every `for_each`
   iterates a finite collection, every `agent:` loop stops within `max_turns` (default
   10), every retry within `max_attempts` — or false, naming what has no bound (a cycle,
   a child workflow this certificate does not compose). The claim is about the workflow's
@@ -28,7 +29,7 @@ from nika.check._bounds import Bound, total
 from nika.check._quantities import Quantities
 from nika.check._spend import DEFAULT_MAX_TURNS, TaskSpend, assess
 from nika.check.context import CheckContext, Finding, Section
-from nika.check.graph import Graph, derive
+from nika.check.graph import EdgeKind, Graph, derive
 from nika.syntax.model import AgentBody, InvokeBody, Workflow
 
 _RESOURCES = ("model_calls", "tool_calls", "output_tokens", "cost_usd")
@@ -106,6 +107,11 @@ def _totals(rows: list[TaskSpend]) -> dict[str, Any]:
 
 def _termination(graph: Graph, rows: list[TaskSpend]) -> tuple[bool, list[str]]:
     failures = [f"cycle {' → '.join(cycle)}" for cycle in graph.cycles()]
+    failures += [
+        f"recovery cycle {' → '.join(cycle)}: `{edge.target}` recovers from `{edge.source}`, "
+        "which waits on it, so the recovery await never ends"
+        for edge, cycle in graph.recovery_deadlocks()
+    ]
     for row in rows:
         body = row.task.body
         if isinstance(body, InvokeBody) and body.workflow is not None:
@@ -118,6 +124,8 @@ def _termination(graph: Graph, rows: list[TaskSpend]) -> tuple[bool, list[str]]:
     if failures:
         return False, failures
     reasons = ["the precedence graph is acyclic"]
+    if graph.of_kind(EdgeKind.RECOVERY):
+        reasons.append("no recovery await closes a cycle (G_p ∪ E_r is acyclic)")
     fans = [r for r in rows if r.task.for_each is not None]
     if fans:
         reasons.append(

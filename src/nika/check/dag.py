@@ -155,33 +155,27 @@ def _cycles(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
 
 
 def _recovery(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
-    # A descendant sits in a strictly later wave, so a recovery source in the same or an
-    # earlier wave (the usual case: recovering from upstream) needs no walk at all; only
-    # the rest pay for one (memoized) descendant set per declaring task.
-    wave = {t: i for i, tasks in enumerate(graph.topological_waves()) for t in tasks}
-    downstream: dict[TaskId, frozenset[TaskId]] = {}
-    for edge in graph.of_kind(EdgeKind.RECOVERY):
-        declaring = edge.target
-        if edge.source != declaring:
-            here, there = wave.get(declaring), wave.get(edge.source)
-            if here is not None and there is not None and there <= here:
-                continue
-            if declaring not in downstream:
-                downstream[declaring] = graph.descendants(declaring)
-            if edge.source not in downstream[declaring]:
-                continue
-        why = (
-            "itself"
-            if edge.source == declaring
-            else f"`{edge.source}`, which runs only after `{declaring}` settles"
-        )
+    # 05 §recover: the resolution graph G_p ∪ E_r must be acyclic (self-recovery, recovering
+    # from a downstream task, and two tasks recovering from each other are all its cycles).
+    for edge, cycle in graph.recovery_deadlocks():
+        declaring, source = edge.target, edge.source
+        if source == declaring:
+            why = "itself, so the recovery would wait on the very task that failed"
+        else:
+            chain = " → ".join(f"`{t}`" for t in cycle)
+            why = (
+                f"`{source}`, which cannot settle before `{declaring}` does (wait chain "
+                f"{chain}: each waits on the one before it), so the recovery would wait forever"
+            )
         yield ctx.error(
             "NIKA-DAG-004",
-            f"task `{declaring}` recovers from {why}: the recovery would wait forever; "
-            "recover from a task that does not depend on it, or a literal value",
+            f"task `{declaring}` recovers from {why}; recover from a task that does not wait "
+            "on it (directly, through `with:`/`after:`, or through its own `on_error.recover:`), "
+            "or from a literal value",
             edge.site,
             task=declaring,
-            source=edge.source,
+            source=source,
+            cycle=list(cycle),
         )
 
 

@@ -268,6 +268,42 @@ class Graph:
                     queue.append(nxt)
         return ()
 
+    def recovery_deadlocks(self) -> tuple[tuple[Edge, tuple[TaskId, ...]], ...]:
+        """Every recovery edge on a cycle of the resolution graph, with its witness.
+
+        The resolution graph is `G_p ∪ E_r` (05 §recover: a recovery await parks until its
+        source settles), plus one "settles after" edge from each cleanup unit to the producer
+        it unwinds (a producer settles outward only once its cleanup ran). A recovery edge
+        `s → d` on a cycle of it can never resolve: `d` awaits `s` while `s` (transitively)
+        waits on `d`. The witness is the closed chain `(d, …, s, d)`, each task waiting on the
+        one before it, shortest first leg; a self-recovery's is `(d, d)`. Ordered by
+        declaring task, then source.
+        """
+        recovery = self.of_kind(EdgeKind.RECOVERY)
+        if not recovery:
+            return ()
+        waits: dict[TaskId, list[TaskId]] = {t: list(self.consumers(t)) for t in self.nodes}
+        for unit in self.cleanup:
+            waits.setdefault(unit, [])
+        for edge in recovery:
+            waits[edge.source].append(edge.target)
+        for producer, units in self._cleanup_of.items():
+            for unit in units:
+                waits[unit].append(producer)
+        order = tuple(waits)
+        successors = {t: tuple(dict.fromkeys(ts)) for t, ts in waits.items()}
+        component = {
+            t: i
+            for i, members in enumerate(strong_components(order, successors.__getitem__))
+            for t in members
+        }
+        found = [
+            (edge, (*_chain(successors, edge.target, edge.source), edge.target))
+            for edge in recovery
+            if component[edge.source] == component[edge.target]
+        ]
+        return tuple(sorted(found, key=lambda f: (f[0].target, f[0].source)))
+
     def topological_waves(self) -> tuple[tuple[TaskId, ...], ...]:
         """Kahn waves over `G_p`: wave k holds the tasks whose longest producer chain has
         length k, sorted by id. Tasks on or downstream of a cycle land in no wave.
@@ -285,6 +321,24 @@ class Graph:
                         ready.add(nxt)
             current = sorted(ready)
         return tuple(waves)
+
+
+def _chain(
+    successors: Mapping[TaskId, tuple[TaskId, ...]], start: TaskId, goal: TaskId
+) -> tuple[TaskId, ...]:
+    """The shortest path `start … goal` along `successors` (BFS; `(start,)` when equal)."""
+    parent: dict[TaskId, TaskId] = {start: start}
+    queue = deque([start])
+    while queue and goal not in parent:
+        current = queue.popleft()
+        for nxt in successors[current]:
+            if nxt not in parent:
+                parent[nxt] = current
+                queue.append(nxt)
+    path = [goal]
+    while path[-1] != start:
+        path.append(parent[path[-1]])
+    return tuple(reversed(path))
 
 
 @dataclass(frozen=True, slots=True)

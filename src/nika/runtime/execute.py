@@ -21,6 +21,7 @@ from typing import Any, Final, Literal
 
 from nika.errors import NikaError
 from nika.runtime.events import UnitAttempt
+from nika.runtime.liveness import Liveness
 from nika.runtime.retry import backoff_seconds, should_retry
 from nika.runtime.services import RunServices
 from nika.runtime.verbs import ChildRunner, run_verb
@@ -65,7 +66,8 @@ def _internal(task: Task, exc: Exception) -> NikaError:
 
 class Pipeline:
     """Runs admitted tasks. `views` is the live `tasks` namespace (settled records only);
-    `await_task` waits for a task to settle (the `recover:` await of 05)."""
+    `await_task(source, waiter)` waits for `source` to settle (the `recover:` await of 05);
+    `liveness` counts a fan-out's iterations as the coroutines they are."""
 
     def __init__(
         self,
@@ -73,7 +75,8 @@ class Pipeline:
         services: RunServices,
         base_env: Mapping[str, Any],
         views: Mapping[str, Mapping[str, Any]],
-        await_task: Callable[[str], Awaitable[str]],
+        await_task: Callable[[str, str], Awaitable[str]],
+        liveness: Liveness,
         slots: asyncio.Semaphore,
         sleep: Sleep,
         rng: random.Random,
@@ -84,6 +87,7 @@ class Pipeline:
         self._boundary = {**base_env, "tasks": views}
         self._views = views
         self._await_task = await_task
+        self._liveness = liveness
         self._slots = slots
         self._sleep = sleep
         self._rng = rng
@@ -149,15 +153,25 @@ class Pipeline:
         spec = task.for_each
         results: list[Outcome | None] = [None] * len(items)
         limit = asyncio.Semaphore(spec.max_parallel) if spec.max_parallel else None
+        # The parent's one live count becomes one per iteration; the last iteration to end
+        # hands it back (an iteration cancelled before it ran never ends: fixed up below).
+        outstanding = len(items)
+        self._liveness.started(outstanding - 1)
 
         async def one(index: int) -> None:
-            if limit is None:
-                results[index] = await self._iteration(task, items[index], index, env,
-                                                       loop_bound, per_item_when, notes)
-            else:
-                async with limit:
+            nonlocal outstanding
+            try:
+                if limit is None:
                     results[index] = await self._iteration(task, items[index], index, env,
                                                            loop_bound, per_item_when, notes)
+                else:
+                    async with limit:
+                        results[index] = await self._iteration(
+                            task, items[index], index, env, loop_bound, per_item_when, notes)
+            finally:
+                outstanding -= 1
+                if outstanding:
+                    self._liveness.ended()
             if spec.fail_fast and results[index].status == "failure":  # type: ignore[union-attr]
                 raise _FailFast
 
@@ -167,6 +181,8 @@ class Pipeline:
                     group.create_task(one(index))
         except* _FailFast:
             pass  # siblings were cancelled; their slots stay None
+        if outstanding > 1:
+            self._liveness.ended(outstanding - 1)
         return self._fold(task, results)
 
     async def _iteration(
@@ -276,7 +292,7 @@ class Pipeline:
                 if ref.root != "tasks" or not ref.path:
                     continue
                 source = str(ref.path[0])
-                status = await self._await_task(source)
+                status = await self._await_task(source, task.id)
                 if status != "success":
                     raise NikaError(
                         "NIKA-VAR-001",

@@ -11,8 +11,13 @@ held per verb attempt.
 verb finished — on success, failure, timeout or cancellation, before the producer settles
 outward — and only for a producer that started. Their failure never changes the workflow.
 
+A run that can no longer progress — nothing live, tasks still unsettled (a recovery await
+cycle the check did not see, or tasks that can never be released) — ends at once with
+`NIKA-DAG-010` naming the blocked tasks (`liveness.py`): the parked tasks fail with it and
+nothing new starts.
+
 The workflow state (05 §workflow-level): `cancelled` after `cancel()`, else `failure` when
-any task failed unrecovered (or a typed output misfits), else `success`.
+any task failed unrecovered, the run stalled, or a typed output misfits, else `success`.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from nika.check.graph import Graph, derive
 from nika.errors import NikaError
 from nika.runtime.execute import Outcome, Pipeline, Sleep
 from nika.runtime.gates import blocking_edge
+from nika.runtime.liveness import Liveness
 from nika.runtime.outputs import workflow_outputs
 from nika.runtime.services import RunServices
 from nika.runtime.values import Status, TaskRecord, const_values
@@ -81,10 +87,11 @@ class Runner:
         self._views: dict[str, Mapping[str, Any]] = {}
         self._remaining = {t: len(self._graph.producers(t)) for t in self._graph.nodes}
         self._running: dict[str, asyncio.Task[None]] = {}
-        self._waiters: dict[str, asyncio.Event] = {}
         self._unsettled = len(self._graph.nodes)
         self._all_settled = asyncio.Event()
         self._cancelled = False
+        self._stalled: NikaError | None = None
+        self._liveness = Liveness(self._stall, lambda: self._unsettled > 0)
         self._base_env = {
             "inputs": self._inputs,
             "const": const_values(self._workflow.const),
@@ -92,7 +99,8 @@ class Runner:
         }
         self._pipeline = Pipeline(
             services=services, base_env=self._base_env, views=self._views,
-            await_task=self._await_task, slots=asyncio.Semaphore(concurrency), sleep=sleep,
+            await_task=self._await_task, liveness=self._liveness,
+            slots=asyncio.Semaphore(concurrency), sleep=sleep,
             rng=rng or random.Random(), child=child,
         )
 
@@ -105,6 +113,7 @@ class Runner:
         if not self._graph.nodes:
             self._all_settled.set()
         self._release([t for t in self._graph.nodes if self._remaining[t] == 0])
+        self._liveness.check()
         await self._all_settled.wait()
         for unit in self._graph.cleanup:
             if unit not in self._records:
@@ -130,15 +139,19 @@ class Runner:
             task_id = work.pop()
             task = self._workflow.tasks[task_id]
             blocked = blocking_edge(self._graph.incoming(task_id), self._status)
-            if blocked is None and not self._cancelled:
+            if blocked is None and not self._cancelled and self._stalled is None:
                 self._running[task_id] = asyncio.create_task(self._execute(task),
                                                              name=f"nika:{task_id}")
+                self._liveness.started()
                 continue
             if blocked is not None:
                 reason = (f"task {task_id!r} is cancelled: its producer {blocked.source!r} "
                           f"settled {self._status(blocked.source)}, outside the "
                           f"{blocked.kind.value} edge's pass-set "
                           f"{{{', '.join(sorted(blocked.pass_set))}}} (03 §gate algebra)")
+            elif self._stalled is not None:
+                reason = (f"task {task_id!r} is cancelled: the run stopped before it started "
+                          f"({self._stalled.code}: it could not progress)")
             else:
                 reason = f"task {task_id!r} is cancelled: the run was cancelled before it started"
             error = NikaError("NIKA-CANCEL-001", reason, details={"task": task_id})
@@ -168,10 +181,14 @@ class Runner:
             await self._unwind(task.id, record)
         self._running.pop(task.id, None)
         self._release(self._settle(record, notes))
+        self._liveness.ended()
 
     def _record(self, task: Task, outcome: Outcome | None, started: int,
                 notes: dict[str, Any]) -> TaskRecord:
         ended = self._clock.now_ns()
+        if outcome is None and self._stalled is not None and not self._cancelled:
+            return TaskRecord.settle(task.id, "failure", error=self._stalled,
+                                     started_at=started, ended_at=ended)
         if outcome is None:
             error = NikaError("NIKA-CANCEL-001", f"task {task.id!r} was cancelled while running "
                               "(user cancellation)", details={"task": task.id})
@@ -210,15 +227,36 @@ class Runner:
         if record.error is not None:
             fields["error"] = record.error.to_dict()
         self._bus.emit(_TERMINAL_KIND[record.status], record.task, **fields)
-        waiter = self._waiters.pop(record.task, None)
-        if waiter is not None:
-            waiter.set()
+        self._liveness.settled(record.task)
 
-    async def _await_task(self, task_id: str) -> str:
+    async def _await_task(self, task_id: str, waiter: str) -> str:
         if task_id not in self._records:
-            waiter = self._waiters.setdefault(task_id, asyncio.Event())
-            await waiter.wait()
+            await self._liveness.park(waiter, task_id)
         return self._records[task_id].status
+
+    def _stall(self) -> None:
+        """Nothing is live yet tasks are unsettled: end the run, naming what is blocked."""
+        if self._stalled is not None or self._cancelled:
+            return
+        parked = self._liveness.parked
+        pending = [t for t in self._graph.nodes
+                   if t not in self._records and t not in self._running]
+        shown = [f"{t} (awaits {', '.join(s)})" for t, s in parked.items()]
+        shown += [f"{t} (never released)" for t in pending]
+        self._stalled = NikaError(
+            "NIKA-DAG-010",
+            f"the run cannot progress: no task is running and none can start, yet "
+            f"{len(parked) + len(pending)} task(s) are unsettled — {'; '.join(shown)}; a "
+            "recovery await cycle or an unschedulable task (run `nika check` on the workflow "
+            "and break the wait cycle it names)",
+            details={"blocked": sorted(parked), "awaits": {t: list(s) for t, s in parked.items()},
+                     "pending": pending},
+        )
+        for job in list(self._running.values()):
+            job.cancel()  # each parked task settles `failure` with this error (`_record`)
+        if not self._running:  # nothing parked: the never-released tasks are the blocked ones
+            for task_id in pending:
+                self._settle(TaskRecord.settle(task_id, "failure", error=self._stalled))
 
     async def _unwind(self, producer: str, record: TaskRecord) -> None:
         """Run the producer's cleanup units (declaration order), then theirs."""
@@ -248,13 +286,15 @@ class Runner:
         failed = any(r.status == "failure" for t, r in self._records.items() if t not in cleanup)
         state: WorkflowState = (
             "cancelled" if self._cancelled
-            else "failure" if failed or output_error is not None
+            else "failure" if failed or output_error is not None or self._stalled is not None
             else "success"
         )
         kind = {"success": "workflow_completed", "failure": "workflow_failed",
                 "cancelled": "workflow_cancelled"}[state]
         fields: dict[str, Any] = {"state": state, "outputs": outputs}
-        if output_error is not None:
+        if self._stalled is not None and state == "failure":
+            fields["error"] = self._stalled.to_dict()
+        elif output_error is not None:
             fields["error"] = output_error.to_dict()
         self._bus.emit(kind, **fields)
         ordered: dict[str, TaskRecord] = {
