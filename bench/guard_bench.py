@@ -37,7 +37,7 @@ def guard_cost(window: int) -> tuple[float, float]:
     turns = _turns()
     samples = []
     compares = 0
-    config = AgentConfig(guard_window=window, stall_after=10**9, nudge_after=10**9)
+    config = AgentConfig(guard_window=window, max_reflections=0, stall_after=10**9)
     for _ in range(REPEATS):
         guard = StallGuard(config)
         start = time.perf_counter()

@@ -124,7 +124,7 @@ def test_scan_detects_any_injected_cycle_with_its_period(window: int, data: st.D
     period = data.draw(st.integers(1, window // 2))
     repeats = data.draw(st.integers(2, 8))
     noise = data.draw(st.integers(0, 5))
-    config = AgentConfig(guard_window=window, nudge_after=10**6, stall_after=10**6)
+    config = AgentConfig(guard_window=window, max_reflections=0, stall_after=10**6)
     guard = StallGuard(config)
     feed(guard, _distinct_steps("noise", noise))
     block = _distinct_steps("block", period)
@@ -160,14 +160,14 @@ def test_unique_signatures_never_fire(window: int, turns: int) -> None:
 
 def test_scan_costs_at_most_half_the_window_compares_per_turn() -> None:
     for window in (16, 64):
-        guard = StallGuard(AgentConfig(guard_window=window, stall_after=10**6, nudge_after=10**6))
+        guard = StallGuard(AgentConfig(guard_window=window, max_reflections=0, stall_after=10**6))
         turns = 500
         feed(guard, [(call(path=str(i % 7)), ok()) for i in range(turns)])
         assert guard.compares <= turns * (window // 2) <= turns * window * window // 4
 
 
 def test_ties_go_to_the_smaller_period() -> None:
-    guard = StallGuard(AgentConfig(stall_after=100, nudge_after=100))
+    guard = StallGuard(AgentConfig(max_reflections=0, stall_after=100))
     feed(guard, [(call(), ok())] * 8)
     assert guard.scan() == (1, 8)
 
@@ -176,7 +176,7 @@ def test_ties_go_to_the_smaller_period() -> None:
 
 
 def test_ladder_nudges_once_at_three_and_stalls_at_five() -> None:
-    guard = StallGuard(AgentConfig())
+    guard = StallGuard(AgentConfig(), finish="nika:done")
     outcomes = feed(guard, [(call(path="a"), ok("running"))] * 5)
     assert outcomes[:2] == [None, None]
     nudge = outcomes[2]

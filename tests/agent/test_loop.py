@@ -542,6 +542,72 @@ async def test_a_cycle_is_nudged_once_then_stalls_without_another_model_call() -
     assert obs.kinds()[-2:] == ["stalled", "finished"]
 
 
+@pytest.mark.parametrize("granted", [False, True])
+async def test_the_nudge_names_only_tools_the_model_was_offered(granted: bool) -> None:
+    # Without `nika:done` in the whitelist, a model that obeys the nudge must not be told to
+    # call it (that call would end the run with NIKA-SEC-002): it answers in plain text.
+    tools = ["nika:poll", "nika:done"] if granted else ["nika:poll"]
+    ex = RecordingExecutor(["nika:poll"], results={"nika:poll": "still running"})
+    obeys = call("nika:done", {"result": "gave up"}) if granted else None
+    script = [calling(call("nika:poll", {"id": 1})) for _ in range(3)]
+    script.append(calling(obeys) if obeys else answer("gave up"))
+    result, provider, _ = await run(spec(tools), script, ex)
+    assert result.output == "gave up"
+    nudge = provider.requests[3].messages[-1]
+    assert isinstance(nudge, UserMessage) and nudge.text.startswith("Progress check")
+    named = {word.split("(")[0] for word in nudge.text.replace(",", " ").split()
+             if word.startswith("nika:")}
+    assert named <= set(provider.offered[3])
+    assert ("nika:done" in nudge.text) is granted
+    assert granted or "plain text" in nudge.text
+
+
+async def test_a_stall_landing_on_the_last_default_turn_wins_over_the_budget() -> None:
+    # Period 2 under the spec's default max_turns 10: the 5th repeat lands on turn 10, the
+    # very turn the budget ends. The stall's evidence is reported, not a bare NIKA-AGENT-001.
+    ex = RecordingExecutor(["nika:a", "nika:b"])
+    script = [calling(call("nika:a" if i % 2 == 0 else "nika:b"), text=f"t{i}")
+              for i in range(10)]
+    err, provider, obs = await fails(spec(["nika:a", "nika:b"]), script, ex)
+    assert err.code == "NIKA-AGENT-006"
+    assert (err.details["period"], err.details["repeats"]) == (2, 5)
+    assert err.details["final_turn"] is True and err.details["partial_output"] == "t9"
+    assert len(provider.requests) == 10 and len(ex.dispatched) == 9  # turn 10 never ran
+    [stalled] = obs.of(Stalled)
+    assert (stalled.turn, stalled.period, stalled.repeats) == (10, 2, 5)
+
+
+async def test_a_budget_end_that_completes_no_cycle_stays_agent_001() -> None:
+    ex = RecordingExecutor(["nika:a", "nika:b"])
+    script = [calling(call("nika:a" if i % 2 == 0 else "nika:b", {"i": i // 4}))
+              for i in range(10)]
+    err, _, obs = await fails(spec(["nika:a", "nika:b"]), script, ex)
+    assert err.code == "NIKA-AGENT-001"
+    assert obs.of(Stalled) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ({1: "x"}, "non-string key 1"),
+        ({"tags": {"a", "b"}}, "args.tags is a set"),
+        ({"deep": [{"ok": 1}, {("t",): 2}]}, "args.deep[1] has the non-string key"),
+        ({"n": float("nan")}, "non-finite"),
+    ],
+)
+async def test_non_json_call_arguments_are_refused_before_dispatch(
+    args: dict[Any, Any], problem: str
+) -> None:
+    ex = RecordingExecutor(["nika:t"])
+    script = [calling(call("nika:t", args)), calling(call("nika:t", args)), answer("ok")]
+    result, provider, _ = await run(spec(["nika:t"]), script, ex)
+    assert ex.dispatched == []  # the tool never ran
+    fed = provider.requests[1].messages[-1]
+    assert isinstance(fed, ToolResultMessage) and fed.is_error
+    assert json.loads(fed.content)["code"] == "NIKA-INVOKE-002" and problem in fed.content
+    assert result.output == "ok"
+
+
 async def test_tools_selected_mirrors_the_request_and_recent_tools_are_tracked() -> None:
     ex = RecordingExecutor([f"nika:t{i}" for i in range(3)])
     script = [calling(call("nika:t1")), answer("ok")]

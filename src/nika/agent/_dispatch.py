@@ -4,14 +4,21 @@ and the boundary that turns a raising tool into a typed error result."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 
 from nika.agent._universe import Universe
 from nika.agent.executors import failure_result, raised_result, unknown_tool
 from nika.agent.intrinsic import Finish, LoopContext
-from nika.agent.seams import MALFORMED_ARGS_KEY, CallId, ToolCall, ToolExecutor, ToolResult
+from nika.agent.seams import (
+    MALFORMED_ARGS_KEY,
+    CallId,
+    ToolCall,
+    ToolExecutor,
+    ToolResult,
+    non_json,
+)
 from nika.errors import NikaError
 
 
@@ -26,7 +33,10 @@ class Served:
 
 
 class CallIds:
-    """Keeps provider call ids; mints `call_<turn>_<index>` for missing or repeated ones."""
+    """Keeps provider call ids; mints `call_<turn>_<index>` for missing or repeated ones, and
+    screens each call's arguments: a library provider handing over non-JSON data (a set, a
+    non-string key) gets the call marked malformed (`NIKA-INVOKE-002` fed back, never
+    dispatched) before any tool, guard or transcript touches it."""
 
     __slots__ = ("_seen",)
 
@@ -45,6 +55,11 @@ class CallIds:
                     suffix += 1
                     call_id = CallId(f"call_{turn}_{index}_{suffix}")
                 call = ToolCall(call_id, call.name, call.args)
+            problem = non_json(call.args) if isinstance(call.args, Mapping) else "args is not a map"
+            if problem is not None and MALFORMED_ARGS_KEY not in call.args:
+                call = ToolCall(call_id, call.name, {MALFORMED_ARGS_KEY: (
+                    f"the arguments of this {call.name} call are not a JSON object ({problem}); "
+                    "send plain JSON: string keys, numbers, strings, booleans, null, lists")})
             seen.add(call_id)
             out.append(call)
         return tuple(out)

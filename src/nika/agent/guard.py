@@ -19,11 +19,16 @@ W signatures the period-p block then repeats `1 + min(run, W - p) // p` times ba
 best cycle is the one with most repeats, ties to the smaller period.
 
 Ladder. At `nudge_after` repeats (default 3) the loop injects ONE Reflexion-style corrective
-message naming the repeated calls (at most `max_reflections` per run, default 1). A streak of
-turns whose every call errored (`error_streak`, default `nudge_after`) earns the same message
-and draws on the same reflection budget. At `stall_after` repeats (default 5) the loop stops
-with the terminal verdict `NIKA-AGENT-006` — the seed document's "NIKA-467 Stalled{period,
-repeats}" — carrying the evidence. It is never retried: a blind rerun replays the proof.
+message naming the repeated calls (at most `max_reflections` per run, default 1). The message
+names only tools the model was offered: the repeated calls, and the finishing tool
+(`nika:done`) only when the whitelist grants it — otherwise it asks for a plain-text answer.
+A streak of turns whose every call errored (`error_streak`, default `nudge_after`) earns the
+same message and draws on the same reflection budget. At `stall_after` repeats (default 5)
+the loop stops with the terminal verdict `NIKA-AGENT-006` — the seed document's "NIKA-467
+Stalled{period, repeats}" — carrying the evidence. It is never retried: a blind rerun
+replays the proof. When the turn (or token) budget ends on the very turn whose calls would
+complete a stall, the stall verdict wins (`final`): `NIKA-AGENT-006` with its period and
+repeats, not a bare `NIKA-AGENT-001` that loses the evidence.
 
 Reach. A period-p cycle can show at most W // p repeats inside the window, so with the defaults
 (W=16, stall_after=5, nudge_after=3) a stall is reachable for periods 1-3 and a nudge for
@@ -80,20 +85,31 @@ class Nudge:
 
 @dataclass(frozen=True, slots=True)
 class Stall:
-    """The loop made no progress: `period`-turn block repeated `repeats` times."""
+    """The loop made no progress: `period`-turn block repeated `repeats` times.
+
+    `final_turn` marks a stall completed by the calls of a last turn that was not dispatched
+    (the budget ended with it): its repeat is of the calls, its results were never produced.
+    """
 
     period: int
     repeats: int
     signatures: tuple[str, ...]
     calls: tuple[Mapping[str, Any], ...]
+    final_turn: bool = False
 
     def to_error(self, partial_output: str) -> NikaError:
         """The terminal verdict `NIKA-AGENT-006` (budget_error, never transient)."""
         names = ", ".join(sorted({str(c["name"]) for c in self.calls}))
+        how = (
+            "with identical results until the turn budget ended (the last repeat's calls were "
+            "not run)"
+            if self.final_turn
+            else "with identical results"
+        )
         return NikaError(
             "NIKA-AGENT-006",
             f"the agent stalled: the same {self.period}-turn block of tool calls ({names}) "
-            f"repeated {self.repeats} times with identical results, so the loop was stopped "
+            f"repeated {self.repeats} times {how}, so the loop was stopped "
             "before spending more turns; rephrase the prompt so the goal is reachable, give "
             "the agent a tool that makes progress, or recover the partial output via on_error",
             transient=False,
@@ -103,6 +119,7 @@ class Stall:
                 "repeats": self.repeats,
                 "signatures": list(self.signatures),
                 "calls": [dict(c) for c in self.calls],
+                "final_turn": self.final_turn,
                 "partial_output": partial_output,
             },
         )
@@ -118,14 +135,15 @@ class _Turn:
 class StallGuard:
     """Signs tool-call turns and decides when to nudge or stop the loop (see module doc)."""
 
-    def __init__(self, config: AgentConfig) -> None:
-        if config.guard_window < 2:
-            raise ValueError(f"guard_window must be >= 2, got {config.guard_window}")
+    def __init__(self, config: AgentConfig, *, finish: str | None = None) -> None:
+        self._finish = finish
         self._window = config.guard_window
         self._nudge_after = config.nudge_after
         self._stall_after = config.stall_after
         self._reflections_left = config.max_reflections
-        self._error_streak_limit = config.error_streak or config.nudge_after
+        self._error_streak_limit = (
+            config.nudge_after if config.error_streak is None else config.error_streak
+        )
         self._turns: deque[_Turn] = deque(maxlen=config.guard_window)
         self._runs = [0] * (config.guard_window // 2 + 1)  # index = period
         self._error_streak = 0
@@ -184,7 +202,8 @@ class StallGuard:
             self._cycle_nudged = True
             self._reflections_left -= 1
             block = list(turns)[-period:]
-            return Nudge("cycle", period, repeats, _cycle_message(block, period, repeats))
+            message = _cycle_message(block, period, repeats, self._finish)
+            return Nudge("cycle", period, repeats, message)
         if (
             self._error_streak >= self._error_streak_limit
             and not self._streak_nudged
@@ -193,8 +212,38 @@ class StallGuard:
             self._streak_nudged = True
             self._reflections_left -= 1
             recent = list(turns)[-self._error_streak :]
-            return Nudge("error_streak", 1, self._error_streak, _streak_message(recent))
+            message = _streak_message(recent, self._finish)
+            return Nudge("error_streak", 1, self._error_streak, message)
         return None
+
+    def final(self, calls: Sequence[ToolCall]) -> Stall | None:
+        """Judge the calls of a last turn that will not be dispatched (the budget ends with it).
+
+        If repeating them would complete a stall, that verdict — with its period and repeats —
+        wins over the budget's: the evidence of the cycle is the more useful account. Nothing
+        is recorded. The repeat is judged on the calls alone, since they never ran.
+        """
+        turns = self._turns
+        summary = tuple(_summarize(c) for c in calls)
+        size = min(len(turns) + 1, self._window)
+        best_period, best_repeats = 0, 0
+        for period in range(1, min(self._window // 2, size // 2, len(turns)) + 1):
+            if turns[-period].calls != summary:
+                continue
+            run = min(self._runs[period] + 1, size - period)
+            repeats = 1 + run // period
+            if repeats > best_repeats:
+                best_period, best_repeats = period, repeats
+        if best_repeats < self._stall_after:
+            return None
+        block = list(turns)[-best_period:]
+        return Stall(
+            period=best_period,
+            repeats=best_repeats,
+            signatures=tuple(f"{t.signature:016x}" for t in block),
+            calls=tuple(c for t in block for c in t.calls),
+            final_turn=True,
+        )
 
 
 def _summarize(call: ToolCall) -> Mapping[str, Any]:
@@ -211,22 +260,31 @@ def _describe(calls: Sequence[Mapping[str, Any]]) -> str:
     return "; ".join(parts)
 
 
-def _cycle_message(block: Sequence[_Turn], period: int, repeats: int) -> str:
+def _way_out(finish: str | None) -> str:
+    """How the model can end the run: only ever a tool it was offered."""
+    if finish is None:
+        return "answer in plain text with no tool call, giving your best answer"
+    return f"call {finish} with your best answer"
+
+
+def _cycle_message(
+    block: Sequence[_Turn], period: int, repeats: int, finish: str | None
+) -> str:
     calls = _describe([c for t in block for c in t.calls])
     span = "the same tool call" if period == 1 else f"the same {period}-turn sequence of tool calls"
     return (
         f"Progress check: you have made {span} {repeats} times in a row — {calls} — and the "
         "results did not change. Repeating it again will not make progress. Take a different "
         "approach (other arguments, another tool, or reason from what you already have), or "
-        "call nika:done with your best answer. If you are waiting for something to finish, "
-        "back off: its result has stayed identical."
+        f"{_way_out(finish)}. If you are waiting for something to finish, back off: its result "
+        "has stayed identical."
     )
 
 
-def _streak_message(turns: Sequence[_Turn]) -> str:
+def _streak_message(turns: Sequence[_Turn], finish: str | None) -> str:
     calls = _describe([c for t in turns for c in t.calls])
     return (
         f"Progress check: every tool call in your last {len(turns)} turns failed — {calls}. "
         "Read the error messages, then take a different approach (fix the arguments, use "
-        "another tool), or call nika:done with your best answer."
+        f"another tool), or {_way_out(finish)}."
     )

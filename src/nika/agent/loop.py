@@ -68,6 +68,7 @@ from nika.agent.seams import (
     Message,
     ModelRequest,
     Provider,
+    ToolCall,
     ToolExecutor,
     ToolResultMessage,
     Usage,
@@ -166,7 +167,9 @@ class _Run:
         self.router = ToolRouter(
             self.universe.definitions, config, pinned=tuple(self.universe.intrinsics)
         )
-        self.guard = StallGuard(config)
+        self.guard = StallGuard(
+            config, finish=_DONE if _DONE in self.universe.intrinsics else None
+        )
         self.validator = check_schema(spec.task_id, spec.schema) if spec.schema else None
         self.turn_bound = Bound.of("max_turns", spec.max_turns, config.default_max_turns, "10")
         token_default = config.default_max_tokens_total
@@ -187,7 +190,13 @@ class _Run:
         )
         self.transcript.append(UserMessage(spec.prompt))
 
-    def _budget_error(self, bound: Bound) -> NikaError:
+    def _budget_error(self, bound: Bound, calls: Sequence[ToolCall] = ()) -> NikaError:
+        """The budget verdict — unless this last turn's calls complete a stall, whose verdict
+        (period, repeats) wins: it is the better account of where the budget went."""
+        stall = self.guard.final(calls) if calls else None
+        if stall is not None:
+            self.emit(Stalled, self.turn, period=stall.period, repeats=stall.repeats)
+            return stall.to_error(self.text)
         return budget_exhausted(
             self.spec.task_id, bound, turns=self.turn, tokens=self.tokens, partial_output=self.text
         )
@@ -257,7 +266,7 @@ class _Run:
             if response.text:
                 self.text = response.text
             if token_bound is not None and self.tokens > token_bound.limit:
-                raise self._budget_error(token_bound)
+                raise self._budget_error(token_bound, calls)
             if not calls:
                 return self._conclude(None)
             denied = [c.name for c in calls if not self._allows(c.name)]
@@ -266,9 +275,9 @@ class _Run:
             can_finish = _DONE in self.universe.intrinsics and any(c.name == _DONE for c in calls)
             if not can_finish:
                 if turn >= max_turns:
-                    raise self._budget_error(self.turn_bound)
+                    raise self._budget_error(self.turn_bound, calls)
                 if token_bound is not None and self.tokens >= token_bound.limit:
-                    raise self._budget_error(token_bound)
+                    raise self._budget_error(token_bound, calls)
             served = await self.dispatcher.dispatch(calls, turn)
             finish = self._absorb(served, turn)
             if finish is not None:

@@ -8,6 +8,7 @@ behind one of these.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, NewType, Protocol, runtime_checkable
@@ -27,6 +28,30 @@ MALFORMED_ARGS_KEY: Final = "__nika_malformed_arguments__"
 """A provider adapter whose model sent arguments that are not a JSON object puts its message
 for the model under this key instead; the loop feeds that message back as the tool's error and
 never dispatches the call."""
+
+
+def non_json(value: Any, at: str = "args") -> str | None:
+    """Where `value` stops being plain JSON data — string keys at every depth, finite numbers,
+    strings, booleans, null, lists — as `"<path> is <what>"`; None when it is all JSON."""
+    if value is None or isinstance(value, bool | str | int):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{at} is the non-finite number {value!r}"
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{at} has the non-string key {key!r} ({type(key).__name__})"
+            problem = non_json(item, f"{at}.{key}")
+            if problem is not None:
+                return problem
+        return None
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            problem = non_json(item, f"{at}[{index}]")
+            if problem is not None:
+                return problem
+        return None
+    return f"{at} is a {type(value).__name__}, which JSON has no form for"
 
 
 @dataclass(frozen=True, slots=True)

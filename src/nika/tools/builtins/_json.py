@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+from nika.agent.seams import non_json
 
 
 def is_json(value: Any) -> bool:
     """Is `value` plain JSON data (string keys, finite numbers, no bytes or other objects)?"""
-    if value is None or isinstance(value, bool | str | int):
-        return True
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and is_json(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return all(is_json(v) for v in value)
-    return False
+    return non_json(value) is None
 
 
 def json_equal(a: Any, b: Any) -> bool:
