@@ -766,6 +766,8 @@ async def test_each_request_sees_the_transcript_as_it_was_then() -> None:
         ({"max_turns": 0}, "max_turns is 0"),
         ({"max_tokens_total": -5}, "max_tokens_total is -5"),
         ({"temperature": 3.0}, "temperature is 3.0"),
+        ({"temperature": "hot"}, "temperature is 'hot', but it must be a number in 0..2"),
+        ({"max_turns": True}, "max_turns is True, but it must be an integer ≥ 1"),
         ({"tools": "nika:read"}, "write it as a list"),
     ],
 )

@@ -11,18 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from nika.errors import NikaError
+from nika.syntax import fields
 
 _INVALID = "NIKA-PARSE-019"
-
-
-def _positive(task_id: str, name: str, value: int | None) -> None:
-    if value is not None and (isinstance(value, bool) or value < 1):
-        raise NikaError(
-            _INVALID,
-            f"agent task {task_id!r}: {name} is {value!r}; it must be a positive integer "
-            f"(omit it to use the default)",
-            details={"task": task_id, "field": name, "value": value},
-        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,16 +48,8 @@ class AgentSpec:
                 details={"task": self.task_id, "field": "tools"},
             )
         object.__setattr__(self, "tools", tuple(self.tools))
-        _positive(self.task_id, "max_turns", self.max_turns)
-        _positive(self.task_id, "max_tokens_total", self.max_tokens_total)
-        _positive(self.task_id, "max_tokens", self.max_tokens)
-        if self.temperature is not None and not 0 <= self.temperature <= 2:
-            raise NikaError(
-                _INVALID,
-                f"agent task {self.task_id!r}: temperature is {self.temperature!r}; "
-                "it must lie in 0..2",
-                details={"task": self.task_id, "field": "temperature"},
-            )
+        for name in ("max_turns", "max_tokens_total", "max_tokens", "temperature"):
+            fields.refuse("agent", name, getattr(self, name), self.task_id)
 
     @property
     def system_text(self) -> str | None:

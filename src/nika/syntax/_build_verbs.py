@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika.syntax import fields
 from nika.syntax._shape import KeyPath, Shape, show
 from nika.syntax.model import AgentBody, Body, ExecBody, InferBody, InvokeBody, TaskId, Verb
 
@@ -97,10 +98,22 @@ def _schema(
     )
 
 
+def _knobs(shape: Shape, raw: Mapping[str, Any], at: KeyPath, verb: str) -> None:
+    """Judge each shaped field written as a literal by its one rule (`nika.syntax.fields`);
+    a `${{ }}` template is judged by the same rule once it resolves, at run time."""
+    for name in fields.RULES[verb]:
+        problem = fields.literal_problem(verb, name, raw.get(name))
+        if problem is not None:
+            shape.report(
+                "NIKA-PARSE-019", f"`{verb}.{name}` {problem}, got {show(raw[name])}", (*at, name)
+            )
+
+
 def _infer(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> InferBody:
     what = f"`infer:` of task `{tid}`"
     shape.closed(raw, INFER_FIELDS, at, what)
     prompt = _prompt(shape, raw, at, what)
+    _knobs(shape, raw, at, "infer")
     thinking = raw.get("thinking")
     if thinking is not None and shape.mapping(thinking, (*at, "thinking"), "`infer.thinking`"):
         shape.closed(thinking, ("enabled", "budget_tokens"), (*at, "thinking"), "`infer.thinking`")
@@ -285,10 +298,7 @@ def _agent(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Ag
         if "skills" in raw
         else ()
     )
-    for key in ("max_turns", "max_tokens_total"):
-        value = raw.get(key)
-        if value is not None and not isinstance(value, str):
-            shape.integer(value, (*at, key), f"`agent.{key}`", "NIKA-PARSE-019", 1)
+    _knobs(shape, raw, at, "agent")
     return AgentBody(
         prompt=prompt,
         system=raw.get("system"),

@@ -22,7 +22,7 @@ from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError
 from nika.runtime.events import AgentFrames, UnitAttempt
 from nika.runtime.services import EffectGate, RunServices
-from nika.runtime.verbs.infer import resolve_model, text_field
+from nika.runtime.verbs.infer import knob, resolve_model, text_field
 from nika.syntax.binding import interpolate
 from nika.syntax.model import AgentBody, Task
 
@@ -61,16 +61,6 @@ def reachable_servers(whitelist: Sequence[str]) -> set[str] | None:
     return servers
 
 
-def _int(value: Any, env: Mapping[str, Any], name: str, task: Task) -> int | None:
-    if value is None:
-        return None
-    resolved = interpolate(value, env)
-    if isinstance(resolved, bool) or not isinstance(resolved, int):
-        raise NikaError("NIKA-VAR-006", f"task {task.id!r}: `{name}` resolved to {resolved!r}; "
-                        "it must be an integer", details={"task": task.id, "field": name})
-    return resolved
-
-
 def _skills(task: Task, paths: Sequence[str], workflow_dir: Path) -> str | None:
     sections: list[str] = []
     for raw in paths:
@@ -95,16 +85,15 @@ async def run_agent_task(
     """Run the loop and return its output; the loop's summary lands in `notes` (for the
     task's terminal frame) whichever way the loop ends."""
     model = resolve_model(task, body.model, services)
-    temperature = interpolate(body.temperature, env) if body.temperature is not None else None
     spec = AgentSpec(
         prompt=text_field(body.prompt, env) or "",
         model=model,
         task_id=task.id,
         system=text_field(body.system, env),
         tools=tuple(body.tools),
-        max_turns=_int(body.max_turns, env, "max_turns", task),
-        max_tokens_total=_int(body.max_tokens_total, env, "max_tokens_total", task),
-        temperature=temperature,
+        max_turns=knob("agent", "max_turns", body.max_turns, env, task),
+        max_tokens_total=knob("agent", "max_tokens_total", body.max_tokens_total, env, task),
+        temperature=knob("agent", "temperature", body.temperature, env, task),
         schema=interpolate(body.schema, env) if body.schema is not None else None,
         extra_system=_skills(task, body.skills, services.workflow_dir),
     )

@@ -24,6 +24,7 @@ from nika.agent.seams import (
 from nika.errors import NikaError
 from nika.prices import is_priced
 from nika.runtime.services import RunServices
+from nika.syntax import fields
 from nika.syntax.binding import interpolate
 from nika.syntax.model import InferBody, Task
 from nika.syntax.template import stringify
@@ -52,18 +53,10 @@ def text_field(value: Any, env: Mapping[str, Any]) -> str | None:
     return resolved if isinstance(resolved, str) else stringify(resolved)
 
 
-def number_field(value: Any, env: Mapping[str, Any], name: str, task: Task) -> Any:
-    """A resolved numeric knob (`temperature`, `max_tokens`), refused when not a number."""
-    if value is None:
-        return None
-    resolved = interpolate(value, env)
-    if isinstance(resolved, bool) or not isinstance(resolved, int | float):
-        raise NikaError(
-            "NIKA-VAR-006",
-            f"task {task.id!r}: `{name}` resolved to {resolved!r}; it must be a number",
-            details={"task": task.id, "field": name},
-        )
-    return resolved
+def knob(verb: str, field: str, raw: Any, env: Mapping[str, Any], task: Task) -> Any:
+    """A shaped field (`temperature`, `max_tokens`, …) resolved and held to its one rule
+    (`nika.syntax.fields`): `NIKA-VAR-006` when the resolved value does not fit."""
+    return None if raw is None else fields.resolved(verb, field, interpolate(raw, env), task.id)
 
 
 async def run_infer(
@@ -75,6 +68,8 @@ async def run_infer(
     prompt = text_field(body.prompt, env) or ""
     system = text_field(body.system, env)
     schema = interpolate(body.schema, env) if body.schema is not None else None
+    temperature = knob("infer", "temperature", body.temperature, env, task)
+    max_tokens = knob("infer", "max_tokens", body.max_tokens, env, task)
     provider = services.providers.get(model, timeout)
     messages: list[Message] = [UserMessage(prompt)]
     services.bus.emit("verb_invoked", task.id, verb="infer", model=model)
@@ -83,8 +78,8 @@ async def run_infer(
             model=model,
             system=system,
             messages=tuple(messages),
-            temperature=number_field(body.temperature, env, "temperature", task),
-            max_tokens=number_field(body.max_tokens, env, "max_tokens", task),
+            temperature=temperature,
+            max_tokens=max_tokens,
             response_schema=schema,
         )
         response = await provider.complete(request)
