@@ -141,7 +141,7 @@ def test_the_router_narrows_the_real_tool_universe(run: Run) -> None:
 def test_the_journal_verifies_and_shows_the_narrowing(run: Run) -> None:
     verified = nika("trace", "verify", str(run.journal), "--head", run.head)
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert verified.stdout.startswith("OK · ")
+    assert verified.stdout.startswith("CLEAN · ")
     [selected] = run.frames("agent_tools_selected")
     shown = nika("trace", "show", str(run.journal))
     assert shown.returncode == 0, shown.stderr

@@ -1,6 +1,8 @@
 """The `nika` command: a thin shell over the library.
 
-Exit codes: 0 clean · 1 findings or failure · 2 usage. Each subcommand registers
+Exit codes: 0 clean · 1 findings or failure · 2 usage. `nika trace verify` follows the spec's
+tier ladder instead: 0 whenever the chain walks (clean · finding · incomplete), 2 for a
+forged or refused journal (the FILE class). Each subcommand registers
 itself from one `_add_<name>` function listed in `_SUBCOMMANDS`.
 """
 
@@ -115,6 +117,11 @@ def _run_run(args: argparse.Namespace) -> int:
         report=Path(args.report) if args.report else None,
         concurrency=args.concurrency,
         mcp_config=Path(args.mcp_config) if args.mcp_config else None,
+        resume=Path(args.resume) if args.resume else None,
+        resume_compat=args.resume_compat,
+        resume_unverified=args.resume_unverified,
+        from_task=args.from_task,
+        answers=tuple(args.answer),
     )
     return run_command(options, Streams(out=sys.stdout, err=sys.stderr), extra_sinks=_otel_sinks())
 
@@ -162,36 +169,55 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="how many verbs may run at once (default 8)",
     )
     p.add_argument("--mcp-config", metavar="PATH", help="the MCP server registry to use")
+    p.add_argument("--resume", metavar="JOURNAL",
+                   help="resume from a run's journal: tasks whose definition and inputs match a "
+                   "recorded completion are served from it (task_cache_hit), the rest run")
+    p.add_argument("--resume-compat", metavar="VERSION",
+                   help="declare a journal recorded by another engine version compatible "
+                   "(must name the recorded version exactly; journaled on the boot manifest)")
+    p.add_argument("--resume-unverified", action="store_true",
+                   help="resume from a journal whose hash chain does not verify (the claim is "
+                   "journaled on the boot manifest)")
+    p.add_argument("--from", dest="from_task", metavar="TASK",
+                   help="with --resume: re-run TASK and everything downstream of it live")
+    p.add_argument("--answer", action="append", default=[], metavar="TASK=VALUE",
+                   help="answer the nika:prompt task TASK without a terminal (repeatable)")
     p.set_defaults(handler=_run_run)
 
 
 def _run_trace(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from rich.console import Console
-
-    from nika.runtime.trace import read_frames, verify
+    from nika.runtime.trace import read_journal
 
     try:
-        with open(args.file, "rb") as handle:
-            data = handle.read()
+        data = read_journal(Path(args.file))
     except OSError as exc:
         print(f"nika trace: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
-    verdict = verify(data, head=args.head)
     if args.action == "verify":
-        print(verdict.render())
+        from nika.runtime.verify_report import report
+
+        verdict, lines = report(data, head=args.head)
+        sys.stdout.write("".join(line + "\n" for line in lines))
     else:
+        from rich.console import Console
+
+        from nika.runtime.trace import read_frames, verify
         from nika.runtime.trace_show import render
 
+        verdict = verify(data, head=args.head)
         render(read_frames(data), verdict, str(Path(args.file)), Console(highlight=False))
-    return EXIT_OK if verdict.status == "ok" else EXIT_FINDINGS
+    # The tier ladder: every verdict that walks the chain (clean · finding · incomplete)
+    # exits 0; a broken chain or a refused journal exits 2, the FILE class.
+    return EXIT_OK if verdict.walks else EXIT_USAGE
 
 
 def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("trace", help="read a run journal (.nika/traces/*.ndjson)")
     actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
-    verify = actions.add_parser("verify", help="walk the hash chain: OK · FORGED · incomplete")
+    verify = actions.add_parser(
+        "verify", help="walk the hash chain: CLEAN · FINDING · INCOMPLETE · FORGED · REFUSED")
     show = actions.add_parser("show", help="render the run as a readable timeline")
     for action in (verify, show):
         action.add_argument("file", metavar="FILE", help="the journal file")

@@ -55,6 +55,7 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-BUILTIN-NOTIFY-002": CodeInfo("network_error", True, "nika:notify delivery failed"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-PROMPT-001": CodeInfo("validation_error", False, "nika:prompt non-interactive without a default:"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-PROMPT-002": CodeInfo("validation_error", False, "nika:prompt choice default: not among choices:"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-PROMPT-003": CodeInfo("validation_error", False, "an --answer does not fit the prompt's mode or choices"),  # engine addition
     "NIKA-BUILTIN-READ-001": CodeInfo("tool_error", False, "nika:read file not found"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-READ-002": CodeInfo("tool_error", False, "nika:read IO failure"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-READ-003": CodeInfo("tool_error", False, "nika:read text mode on non-UTF-8 content"),  # stdlib builtins-v0.1
@@ -139,6 +140,10 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-REG-006": CodeInfo("security_error", False, "the entry's minisign signature does not verify"),
     "NIKA-REG-007": CodeInfo("security_error", False, "the signing key changed between releases"),
     "NIKA-REG-008": CodeInfo("security_error", False, "the entry's provenance tier sits below the operator's admission floor"),
+    "NIKA-RESUME-001": CodeInfo("security_error", False, "the --resume journal's chain does not verify (edited, reordered, cut mid-journal, over a bound)"),  # engine addition
+    "NIKA-RESUME-002": CodeInfo("validation_error", False, "the --resume journal was recorded by another engine version and no matching --resume-compat was declared"),  # engine addition
+    "NIKA-RESUME-003": CodeInfo("validation_error", False, "the --resume journal cannot be read or is not a journal"),  # engine addition
+    "NIKA-RESUME-004": CodeInfo("validation_error", False, "--from or --answer names no fitting task of the workflow"),  # engine addition
     "NIKA-SEC-001": CodeInfo("security_error", False, "exec: blocklist hit"),
     "NIKA-SEC-002": CodeInfo("security_error", False, "agent tool call outside the tools: whitelist"),
     "NIKA-SEC-003": CodeInfo("security_error", False, "run-recursion bound"),

@@ -14,6 +14,7 @@ table has none — unpriced, never zero (spec 07 §the spend-honesty law).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -98,6 +99,51 @@ def _row(model: str, raw: Mapping[str, Any]) -> Price:
     return Price(model, rate_in, rate_out, source, as_of)
 
 
+PRICING_SCHEMA: Final = "nika-py/model-pricing@1"
+"""The schema marker of the shipped rate table, as a run's boot manifest pins it."""
+
+
+@dataclass(frozen=True, slots=True)
+class TablePin:
+    """A rate table's identity as a journal pins it (15: the versioned rate table is part of
+    the run's pin): its schema, the date of its newest row, its bytes' digest (16 hex)."""
+
+    schema: str
+    as_of: str
+    sha256_16: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The pin as the `pricing` manifest field serializes it."""
+        return {"as_of": self.as_of, "schema": self.schema, "sha256_16": self.sha256_16}
+
+
+@lru_cache(maxsize=1)
+def table_pin() -> TablePin:
+    """The identity of the rate table this engine ships."""
+    as_of = max((row.as_of for row in _table().values() if row.as_of), default="unrecorded")
+    return TablePin(PRICING_SCHEMA, as_of, hashlib.sha256(_table_bytes()).hexdigest()[:16])
+
+
+def _table_bytes() -> bytes:
+    return files("nika").joinpath("data/prices.json").read_bytes()
+
+
 @lru_cache(maxsize=1)
 def _table() -> Mapping[str, Price]:
-    return parse_table(files("nika").joinpath("data/prices.json").read_text(encoding="utf-8"))
+    return parse_table(_table_bytes().decode("utf-8"))
+
+
+def call_cost(model: str, input_tokens: Any, output_tokens: Any) -> Decimal | str:
+    """The USD cost of one model call at the shipped table, or why it has none: a mock or
+    local model is the operator's own (unpriced, never free — 07), a model without a row has
+    no sourced rate, a call without reported usage cannot be priced."""
+    rate = price_of(model)
+    if rate is None:
+        return f"no sourced rate for {model}"
+    if not rate.billed:
+        return f"unbilled provider {provider_of(model)!r}"
+    if not all(isinstance(t, int) and not isinstance(t, bool) and t >= 0
+               for t in (input_tokens, output_tokens)):
+        return "token usage unreported"
+    cost: Decimal = (rate.input * input_tokens + rate.output * output_tokens) / 1_000_000
+    return cost

@@ -78,7 +78,7 @@ def test_every_run_writes_a_journal_that_verifies_and_says_where(tmp_path: Path)
     assert path is not None and path.parent == tmp_path / "traces"
     assert re.fullmatch(r"\d{8}T\d{6}Z-[0-9a-f]{8}\.ndjson", path.name)
     verdict = verify(path.read_bytes())
-    assert verdict.status == "ok" and f"head {verdict.head}" in err and path.name in err
+    assert verdict.status == "clean" and f"head {verdict.head}" in err and path.name in err
 
 
 def test_frames_have_the_normative_shape_and_the_prologue_is_the_manifest() -> None:
@@ -91,8 +91,9 @@ def test_frames_have_the_normative_shape_and_the_prologue_is_the_manifest() -> N
     assert prologue["trace_format"] == 2 and prologue["workflow"] == "journal-demo"
     assert prologue["permits_json"] == '{"tools":["nika:done"]}'
     assert {"workflow_sha256", "workflow_sha256_lf", "engine_version", "platform", "sandbox",
-            "stamper_kind", "clock"} <= set(prologue)
-    assert not {"semantic_hash", "spec_pin", "seed"} & set(prologue)  # absent, never faked
+            "stamper_kind", "clock", "semantic_hash", "pricing"} <= set(prologue)
+    assert not {"spec_pin", "seed"} & set(prologue)  # absent, never faked
+    assert list(prologue)[:4] == ["workflow", "permits", "permits_json", "workflow_sha256"]
     assert len({f["run"] for f in frames}) == 1 and frames[-1]["kind"] == "workflow_completed"
     ids = [f["id"]["uuid"] for f in frames]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
@@ -163,7 +164,7 @@ def test_a_truncated_journal_is_incomplete_never_ok_nor_forged() -> None:
 def test_an_appended_line_is_caught_by_the_pinned_head() -> None:
     lines = _lines()
     extra = encode({**json.loads(lines[-1]), "chain": line_hash(lines[-1])})
-    assert verify(_join([*lines, extra])).status == "ok"  # the chain alone cannot see it
+    assert verify(_join([*lines, extra])).status == "clean"  # the chain alone cannot see it
     verdict = verify(_join([*lines, extra]), head=line_hash(lines[-1]))
     assert (verdict.status, verdict.line) == ("forged", len(lines) + 1)
 

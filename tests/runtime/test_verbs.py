@@ -104,8 +104,11 @@ def test_exec_outside_program_allowlist_is_sec_004() -> None:
     assert result.records["t"].status == "success"
     assert result.records["s"].error is not None
     assert result.records["s"].error.code == "NIKA-SEC-004"
-    decisions = [e.fields["decision"] for e in rec.events if e.kind == "permit_checked"]
-    assert sorted(decisions) == ["allow", "deny"]
+    decisions = [(e.fields["plane"], e.fields["gate"], e.fields["decision"])
+                 for e in rec.events if e.kind == "permit_checked"]
+    # the program gate, granted and refused alike, and the granted env composition (NEP-0005)
+    assert sorted(decisions) == [("env", "", "allow"), ("exec", "<shell>", "deny"),
+                                 ("exec", "echo", "allow")]
 
 
 # -- invoke --------------------------------------------------------------------------------

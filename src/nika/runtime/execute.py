@@ -9,6 +9,12 @@
 A *unit* is the plain task or one `for_each` iteration: `timeout:`, `retry:` and `on_error:`
 apply per unit, and each attempt holds one slot of the run's concurrency bound — never the
 backoff sleep, never a fan-out parent waiting on its iterations.
+
+A fan-out resumes per iteration (ADR-099 §1): each iteration that succeeds journals a
+`checkpoint_written` frame with its own input hash (the item and index take part) and output;
+resuming, an iteration whose record matches is served from it (`task_cache_hit` with its
+`iteration`) and only the others run. An iteration whose prompt pauses the run lets its
+siblings finish (their checkpoints are what the resume serves), then pauses the task.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from typing import Any, Final, Literal
 from nika.errors import NikaError
 from nika.runtime.events import UnitAttempt
 from nika.runtime.liveness import Liveness
+from nika.runtime.pause import PauseRequested
+from nika.runtime.replay import Replay, replay_fields
 from nika.runtime.retry import backoff_seconds, should_retry
 from nika.runtime.services import RunServices
 from nika.runtime.verbs import ChildRunner, run_verb
@@ -81,6 +89,7 @@ class Pipeline:
         sleep: Sleep,
         rng: random.Random,
         child: ChildRunner | None,
+        replay: Replay,
     ) -> None:
         self._services = services
         self._base = dict(base_env)
@@ -92,6 +101,7 @@ class Pipeline:
         self._sleep = sleep
         self._rng = rng
         self._child = child
+        self._replay = replay
 
     async def run(self, task: Task, notes: dict[str, Any]) -> Outcome:
         """The whole pipeline for one admitted task."""
@@ -153,26 +163,33 @@ class Pipeline:
         spec = task.for_each
         results: list[Outcome | None] = [None] * len(items)
         limit = asyncio.Semaphore(spec.max_parallel) if spec.max_parallel else None
+        pauses: list[PauseRequested] = []
         # The parent's one live count becomes one per iteration; the last iteration to end
         # hands it back (an iteration cancelled before it ran never ends: fixed up below).
         outstanding = len(items)
         self._liveness.started(outstanding - 1)
 
+        async def iteration(index: int) -> None:
+            try:
+                results[index] = await self._iteration(task, items[index], index, env,
+                                                       loop_bound, per_item_when, notes)
+            except PauseRequested as pause:
+                pauses.append(pause)  # the siblings finish; the task pauses after them
+
         async def one(index: int) -> None:
             nonlocal outstanding
             try:
                 if limit is None:
-                    results[index] = await self._iteration(task, items[index], index, env,
-                                                           loop_bound, per_item_when, notes)
+                    await iteration(index)
                 else:
                     async with limit:
-                        results[index] = await self._iteration(
-                            task, items[index], index, env, loop_bound, per_item_when, notes)
+                        await iteration(index)
             finally:
                 outstanding -= 1
                 if outstanding:
                     self._liveness.ended()
-            if spec.fail_fast and results[index].status == "failure":  # type: ignore[union-attr]
+            result = results[index]
+            if spec.fail_fast and result is not None and result.status == "failure":
                 raise _FailFast
 
         try:
@@ -183,6 +200,8 @@ class Pipeline:
             pass  # siblings were cancelled; their slots stay None
         if outstanding > 1:
             self._liveness.ended(outstanding - 1)
+        if pauses and not any(r is not None and r.status == "failure" for r in results):
+            raise pauses[0]
         return self._fold(task, results)
 
     async def _iteration(
@@ -199,7 +218,20 @@ class Pipeline:
                 return Outcome("skipped")
         except NikaError as exc:
             return Outcome("failure", error=exc)
-        return await self._unit(task, local, notes, index)
+        def_hash = self._replay.definition(task)
+        input_hash = self._replay.inputs(task, self._boundary, iteration=(index, item))
+        bus = self._services.bus
+        hit = self._replay.lookup_iteration(task.id, index, def_hash, input_hash)
+        if hit is not None:
+            bus.emit("task_cache_hit", task.id, iteration=index, def_hash=def_hash,
+                     input_hash=input_hash, **hit.reference)
+            return Outcome("success", hit.output, None, 0, hit.bindings)
+        outcome = await self._unit(task, local, notes, index)
+        if outcome.status == "success":
+            bus.emit("checkpoint_written", task.id, iteration=index, def_hash=def_hash,
+                     input_hash=input_hash, attempts=outcome.attempts,
+                     **replay_fields(outcome.output, outcome.bindings, self._services.mask))
+        return outcome
 
     @staticmethod
     def _fold(task: Task, results: Sequence[Outcome | None]) -> Outcome:
@@ -242,6 +274,8 @@ class Pipeline:
                         return Outcome("success", raw, None, attempts, self._extract(task, raw))
                     except NikaError as exc:
                         error = exc
+                    except PauseRequested:
+                        raise  # not a failure: the run waits for a human
                     except Exception as exc:  # an engine bug fails one task, never the run
                         error = _internal(task, exc)
                         break

@@ -6,10 +6,18 @@ Each line is one frame in canonical JSON (sorted keys, no spaces, UTF-8):
      "id": {"uuid": <UUIDv7>}, "kind": <17-trace kind>, "run": <run uuid>, "timestamp": <ns>}
 
 `chain` is the sha256 hex of the previous line's exact bytes (without its `\\n`); the first
-line chains to `sha256(GENESIS)`. The last line's hash is the journal's HEAD. Three laws
-shape the sink: lazy open (no frame, no file), append-only (flushed per line, never
-rewritten), infallible rider (an I/O failure is raised once for the bus to record — it never
-reaches the run's verdict — and the sink goes quiet).
+line chains to `sha256(GENESIS)` — the tag the spec's reference journals chain to, so a
+journal this engine writes and one a conformant engine wrote verify under the same walk. The
+last line's hash is the journal's HEAD. Three laws shape the sink: lazy open (no frame, no
+file), append-only (never rewritten), infallible rider (an I/O failure is raised once for the
+bus to record — it never reaches the run's verdict — and the sink goes quiet).
+
+Durability policy: every frame is written and flushed to the OS as it is emitted, so a killed
+process (SIGKILL, OOM) loses no complete line. Frames that close a unit of work — a task's
+terminal or cache-hit frame, a `for_each` iteration's checkpoint, a workflow terminal or
+pause — are also fsynced (`DURABLE_KINDS`), and so is the directory entry when the file is
+created: after a power cut every settled task is on disk, and what follows the last fsync is
+at worst a torn last line, which the verify walk reads as a torn tail, never as forgery.
 
 Values arrive already masked by the bus; the boot manifest (`manifest()`) is merged into the
 `workflow_started` prologue and masked here, because it never crosses the bus.
@@ -20,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import platform
 import secrets
 import sys
@@ -30,16 +39,26 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from nika import __version__
+from nika.prices import table_pin
 from nika.runtime.bus import RunEvent
 from nika.syntax.model import Workflow
 
-GENESIS: Final = b"nika/trace/v2/genesis"
-"""The tag whose sha256 is the first line's `chain`."""
+GENESIS: Final = b"nika-trace-v1"
+"""The tag whose sha256 is the first line's `chain` (the tag of the spec's corpus journals)."""
 
 GENESIS_CHAIN: Final = hashlib.sha256(GENESIS).hexdigest()
 TRACE_FORMAT: Final = 2
 TRACE_DIR: Final = Path(".nika") / "traces"
 """Where journals go, relative to the project directory (the engine's working directory)."""
+ENGINE_VERSION: Final = f"nika-py/{__version__}"
+"""What `engine_version` records: this engine and its version (17 §the fold law judges a
+resume across a difference in it)."""
+DURABLE_KINDS: Final = frozenset({
+    "task_completed", "task_failed", "task_skipped", "task_cancelled", "task_cache_hit",
+    "checkpoint_written", "workflow_completed", "workflow_failed", "workflow_cancelled",
+    "workflow_paused", "run_sealed",
+})
+"""Frames after which the journal is fsynced: the task boundaries and the run's end."""
 
 Rng = Callable[[int], int]
 """`bits -> int`: a source of random bits (`secrets.randbits`, or a seeded one in tests)."""
@@ -114,10 +133,12 @@ def _posture(workflow: Workflow) -> str:
     return "declared boundary · default-deny"
 
 
-def manifest(source: bytes, workflow: Workflow) -> dict[str, Any]:
-    """The boot manifest of `trace_format: 2` (17 §the prologue), the facts this engine can
-    honestly state. `semantic_hash`, `spec_pin` and `seed` are absent, never faked: the engine
-    computes no semantic identity, pins no spec commit, and honours no seed in its ids."""
+def manifest(source: bytes, workflow: Workflow, *, semantic: str | None = None,
+             extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The boot manifest of `trace_format: 2` (17 §the prologue), in the spec's order, with
+    only the facts this engine can honestly state: `spec_pin` and `seed` are absent, never
+    faked (no spec commit is pinned; frame ids draw on the OS, whatever `run:` seeds).
+    `semantic` is the workflow's semantic hash; `extra` are the resume claims (ADR-099)."""
     out: dict[str, Any] = {"workflow": workflow.name, "permits": _posture(workflow)}
     if workflow.permits is not None:
         out["permits_json"] = json.dumps(
@@ -128,14 +149,38 @@ def manifest(source: bytes, workflow: Workflow) -> dict[str, Any]:
         "workflow_sha256_lf": hashlib.sha256(
             source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         ).hexdigest(),
+    }
+    if semantic is not None:
+        out["semantic_hash"] = semantic
+    out |= {
         "sandbox": "noop",  # no OS confinement: the permit gate is the only wall, said loudly
         "trace_format": TRACE_FORMAT,
-        "engine_version": f"nika-py {__version__}",
+        "engine_version": ENGINE_VERSION,
         "platform": f"{sys.platform}/{platform.machine() or 'unknown'}",
         "stamper_kind": "system",  # frame ids draw on the OS's random bits
         "clock": "system",  # frames are stamped from the wall clock
+        "pricing": json.dumps(table_pin().to_dict(), sort_keys=True, separators=(",", ":")),
     }
+    out.update(extra or {})
     return out
+
+
+def _fsync(fd: int) -> None:
+    sync = getattr(os, "fdatasync", os.fsync)  # the data, not the access times
+    sync(fd)
+
+
+def _sync_directory(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return  # a platform without directory handles: the file's own fsyncs remain
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on a directory; the entry is still written
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,8 +208,10 @@ class JournalSink:
         mask: Callable[[Any], Any] = lambda value: value,
         rng: Rng = secrets.randbits,
         correlation: str | None = None,
+        sync: bool = True,
     ) -> None:
         self._directory = directory
+        self._sync = sync
         self._manifest = dict(manifest or {})
         self._mask = mask
         self._ids = Uuid7(rng)
@@ -200,7 +247,9 @@ class JournalSink:
             handle = self._file or self._open(event.timestamp)
             line = encode(self._frame(event))
             handle.write(line + b"\n")
-            handle.flush()  # a killed run still leaves every complete line on disk
+            handle.flush()  # a killed process still leaves every complete line on disk
+            if event.kind in DURABLE_KINDS and self._sync:
+                _fsync(handle.fileno())  # a task boundary survives a power cut too
         except (OSError, ValueError):
             self._failed = True
             raise
@@ -219,16 +268,17 @@ class JournalSink:
         path = self._directory / f"{stamp}-{self._run[-8:]}.ndjson"
         self._file = path.open("xb")  # exclusive: a journal is never appended to by two runs
         self.path = path
+        if self._sync:
+            _sync_directory(self._directory)  # the file's name survives a power cut
         return self._file
 
     def _frame(self, event: RunEvent) -> dict[str, Any]:
         fields: dict[str, Any] = {}
         if event.task is not None:
             fields["task"] = event.task
+        if event.kind == "workflow_started":  # the manifest first, in the spec's order
+            fields.update(self._mask(self._manifest))
         fields.update(event.fields)
-        if event.kind == "workflow_started":
-            extra = self._mask({k: v for k, v in self._manifest.items() if k not in fields})
-            fields.update(extra)
         return {
             "chain": self._chain,
             "id": {"uuid": self._ids.stamp(event.timestamp)},

@@ -4,7 +4,12 @@ A workflow the check refuses never starts and spends zero tokens: the verdict is
 the exit status is 1. Launch refusals (an undeclared `--var`, a missing required input, an
 unreadable secret) stop before the first event as well. A started run streams its events
 (`--json`: NDJSON on stdout; otherwise human progress on stderr and the `outputs` object on
-stdout), writes `--report` when asked, and exits 0 (success) · 1 (failure) · 130 (SIGINT).
+stdout), writes `--report` when asked, and exits 0 (success) · 1 (failure) · 130 (SIGINT) ·
+75 (paused: a prompt awaits `--resume --answer`, see `pause`).
+
+`--resume JOURNAL` (ADR-099, see `resume`) judges the journal before the first frame: a
+broken chain exits 2, an unreadable journal 2, another engine version without the matching
+`--resume-compat` 3; a `--from` or `--answer` naming no fitting task exits 2.
 
 `--output json` is the export contract (01 §what leaves a run, 08 §sub-workflow invocation):
 stdout carries exactly one JSON object, the typed `outputs:` (`{}` when none are declared),
@@ -27,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 from nika._term import json_printable, printable
 from nika.agent.seams import Provider, ToolExecutor
 from nika.check import Verdict, check
+from nika.check.graph import derive
 from nika.check.render import render_human
 from nika.errors import NikaError
 from nika.providers import resolve_provider
@@ -34,9 +40,12 @@ from nika.runtime.bus import EventBus, EventSink
 from nika.runtime.events import UnitAttempt
 from nika.runtime.journal import TRACE_DIR, JournalSink, manifest
 from nika.runtime.nested import ChildFrames
+from nika.runtime.pause import EXIT_PAUSED
 from nika.runtime.permits import PermitGate
 from nika.runtime.progress import ProgressSink
+from nika.runtime.replay import Replay, ResumePlan
 from nika.runtime.report import EventLog, build_report, refused_report, to_json
+from nika.runtime.resume import ResumeRefusal, load_plan
 from nika.runtime.runner import Runner, RunResult
 from nika.runtime.secrets import Masker, resolve_secrets
 from nika.runtime.services import ProviderPool, RunServices
@@ -78,6 +87,16 @@ class RunOptions:
     mcp_config: Path | None = None
     trace_dir: Path | None = None
     """Where the journal goes (None: `.nika/traces/` under the working directory)."""
+    resume: Path | None = None
+    """A journal to resume from (ADR-099): settled tasks are served from it."""
+    resume_compat: str | None = None
+    """The recorded engine version the operator declares compatible (17 §the fold law)."""
+    resume_unverified: bool = False
+    """Resume from a journal whose chain does not verify (journaled on the manifest)."""
+    from_task: str | None = None
+    """With `resume`: run this task and its downstream live even when their hashes match."""
+    answers: Sequence[str] = ()
+    """`TASK=VALUE` answers to `nika:prompt` tasks, for runs without a terminal."""
 
 
 @dataclass(slots=True)
@@ -113,15 +132,28 @@ def run_command(options: RunOptions, streams: Streams,
         streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         _write_report(options, refused_report([exc], Masker()))
         return EXIT_USAGE if exc.code.startswith("NIKA-INPUT") else EXIT_FAILURE
+    try:
+        answers = prompt_answers(options.answers, workflow)
+        plan = _plan(options, workflow)
+    except ResumeRefusal as refusal:
+        streams.err.write(f"nika run: {refusal.error.code}: {printable(refusal.error.detail)}\n")
+        _write_report(options, refused_report([refusal.error], Masker()))
+        return refusal.exit_code
+    for notice in plan.notices if plan is not None else ():
+        streams.err.write(f"nika run: {printable(notice)}\n")
     mask = Masker(secrets.values())
     log = EventLog()
-    journal = JournalSink(options.trace_dir or Path.cwd() / TRACE_DIR,
-                          manifest=manifest(source, workflow), mask=mask)
+    replay = Replay(workflow, options.file.parent.resolve(), options.model or workflow.model, plan)
+    journal = JournalSink(
+        options.trace_dir or Path.cwd() / TRACE_DIR, mask=mask,
+        manifest=manifest(source, workflow, semantic=replay.semantic(),
+                          extra=plan.manifest if plan is not None else None))
     sinks: list[EventSink] = [log, journal, NdjsonSink(streams.out) if options.json
                               else ProgressSink()]
     sinks += [make(journal) for make in extra_sinks]
     bus = EventBus(sinks=sinks, mask=mask)
-    result = asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env))
+    result = asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env, replay,
+                              answers))
     bus.close()
     _write_report(options, build_report(result, log.entries, mask, bus.failures))
     if options.output == "json":
@@ -135,7 +167,48 @@ def run_command(options: RunOptions, streams: Streams,
     for failure in bus.failures:
         streams.err.write(f"nika run: sink {failure.sink} failed at {failure.stage}: "
                           f"{printable(str(failure.error))}\n")
-    return {"success": EXIT_OK, "failure": EXIT_FAILURE, "cancelled": EXIT_CANCELLED}[result.state]
+    for task, prompt in result.paused.items():
+        streams.err.write(f"nika run: paused at {task!r}: {printable(str(prompt.get('message')))}"
+                          f" — resume with: nika run {_shown(options.file)} --resume "
+                          f"{_shown(journal.path) if journal.path else 'JOURNAL'} "
+                          f"--answer {task}=VALUE\n")
+    return {"success": EXIT_OK, "failure": EXIT_FAILURE, "cancelled": EXIT_CANCELLED,
+            "paused": EXIT_PAUSED}[result.state]
+
+
+def _plan(options: RunOptions, workflow: Workflow) -> ResumePlan | None:
+    """The judged, folded resume journal (None without `--resume`)."""
+    if options.resume is None:
+        if options.from_task is not None:
+            raise ResumeRefusal(NikaError(
+                "NIKA-RESUME-004", f"--from {options.from_task} re-runs part of a resumed run; "
+                "pass it with --resume JOURNAL (a run without --resume runs every task)"),
+                EXIT_USAGE)
+        return None
+    if options.from_task is not None and options.from_task not in workflow.tasks:
+        declared = ", ".join(workflow.tasks)
+        raise ResumeRefusal(NikaError(
+            "NIKA-RESUME-004", f"--from {options.from_task!r} names no task of "
+            f"{workflow.name!r} (tasks: {declared}); name the task to re-run from",
+            details={"task": options.from_task}), EXIT_USAGE)
+    return load_plan(options.resume, derive(workflow), compat=options.resume_compat,
+                     unverified=options.resume_unverified, from_task=options.from_task)
+
+
+def prompt_answers(raw: Sequence[str], workflow: Workflow) -> dict[str, str]:
+    """`TASK=VALUE` arguments as a map; TASK must be a task invoking `nika:prompt`."""
+    prompts = sorted(t for t, task in workflow.tasks.items() if task.tool == "nika:prompt")
+    out: dict[str, str] = {}
+    for text in raw:
+        task, sep, value = text.partition("=")
+        if not sep or task not in prompts:
+            named = ", ".join(prompts) or "none"
+            raise ResumeRefusal(NikaError(
+                "NIKA-RESUME-004", f"--answer {text!r} must be TASK=VALUE, TASK a task that "
+                f"invokes nika:prompt (in this workflow: {named})", details={"answer": text}),
+                EXIT_USAGE)
+        out[task] = value
+    return out
 
 
 def _shown(path: Path) -> str:
@@ -190,7 +263,7 @@ def _registry(options: RunOptions, env: Mapping[str, str]) -> McpRegistry | None
 
 async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any],
                secrets: Mapping[str, str], mask: Masker, bus: EventBus,
-               env: Mapping[str, str]) -> RunResult:
+               env: Mapping[str, str], replay: Replay, answers: Mapping[str, str]) -> RunResult:
     registry = _registry(options, env) if _uses_mcp(workflow) else None
     async with contextlib.AsyncExitStack() as stack:
         mcp: McpExecutor | None = None
@@ -216,6 +289,7 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
             base_dir=Path.cwd(), environ=env, secrets=secrets, mask=mask, bus=bus,
             gate=gate, tools=tools_for(workflow, gate, bus), mcp=mcp,
             providers=providers, model=options.model or workflow.model,
+            answers=answers, pausable=True,
         )
 
         async def child(path: Path, args: Mapping[str, Any], unit: UnitAttempt,
@@ -238,7 +312,7 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
             sub_services = dataclasses.replace(
                 services, workflow=sub, workflow_dir=path.parent.resolve(), gate=sub_gate,
                 tools=tools_for(sub, sub_gate, child_bus),
-                bus=child_bus, model=sub.model or services.model)
+                bus=child_bus, model=sub.model or services.model, answers={}, pausable=False)
             outcome = await Runner(
                 sub_services, inputs=bind_inputs(sub.inputs, args, env),
                 concurrency=options.concurrency,
@@ -253,7 +327,8 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
                                     details={"workflow": str(path)})
             return dict(outcome.outputs)
 
-        runner = Runner(services, inputs=inputs, concurrency=options.concurrency, child=child)
+        runner = Runner(services, inputs=inputs, concurrency=options.concurrency, child=child,
+                        replay=replay)
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, runner.cancel)
         try:

@@ -2,7 +2,10 @@
 
 The judge is the check's own `PermitJudge` (01 §permits: check ≡ run), fed the RESOLVED
 value. Each decision, granted or refused, is a `permit_checked` frame (17 §the permit
-witness · NEP-0007). Builtins judge their own fs/net effects through the same judge.
+witness · NEP-0007): `plane` (the effect kind: `exec` · `tool` · `env`), `gate` (what was
+judged: the program, the tool, the passed environment names), `decision` (`allow` · `deny`),
+`why` (the law applied) and `bound` (the `permits:` entry consulted). Builtins judge their
+own fs/net effects through the same judge.
 """
 
 from __future__ import annotations
@@ -28,17 +31,22 @@ class PermitGate:
         """Judge one tool dispatch (pure-compute builtins need no grant)."""
         self._decide(Effect("tool", name, task), "permits.tools")
 
-    def child_env_names(self) -> tuple[str, ...]:
-        """The declared `permits.env` passthrough, minus the dangerous-name floor."""
+    def child_env_names(self, task: str) -> tuple[str, ...]:
+        """The declared `permits.env` passthrough, minus the dangerous-name floor — the
+        environment composition a spawn is granted, witnessed (NEP-0005)."""
         names = self.judge.env or frozenset()
-        return tuple(sorted(n for n in names if n not in DANGEROUS_ENV_VARS))
+        passed = tuple(sorted(n for n in names if n not in DANGEROUS_ENV_VARS))
+        self._bus.emit("permit_checked", task, plane="env", gate=",".join(passed),
+                       decision="allow", bound="permits.env",
+                       why="composed floor ∪ declared passthrough (NEP-0005)")
+        return passed
 
-    def _decide(self, effect: Effect, gate: str) -> None:
+    def _decide(self, effect: Effect, bound: str) -> None:
         refusal = self.judge.judge(effect)
         self._bus.emit(
-            "permit_checked", effect.task, gate=gate, effect=effect.kind, target=effect.target,
-            decision="allow" if refusal is None else "deny",
-            why="inside the declared boundary" if refusal is None else refusal.detail,
+            "permit_checked", effect.task, plane=effect.kind, gate=effect.target,
+            decision="allow" if refusal is None else "deny", bound=bound,
+            why=f"{bound} grants it" if refusal is None else refusal.detail,
         )
         if refusal is not None:
             raise refusal

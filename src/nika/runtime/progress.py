@@ -21,8 +21,11 @@ _MARKS: Final = {
     "task_failed": ("[red]✗[/]", "failed"),
     "task_cancelled": ("[magenta]⊘[/]", "cancelled"),
     "task_retrying": ("[yellow]↻[/]", "retrying"),
+    "task_cache_hit": ("[cyan]⟲[/]", "cache hit"),
 }
-_STATE_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta"}
+_STATE_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
+                       "paused": "cyan"}
+_UNCOUNTED: Final = frozenset({"task_started", "task_retrying"})
 
 
 def _shown(value: object) -> str:
@@ -42,15 +45,19 @@ class ProgressSink:
             name = _shown(event.fields.get("workflow", ""))
             self._console.print(f"[bold]▶ {name}[/] · {event.fields.get('tasks', 0)} tasks")
             return
-        if event.kind in ("workflow_completed", "workflow_failed", "workflow_cancelled"):
+        if event.kind in ("workflow_completed", "workflow_failed", "workflow_cancelled",
+                          "workflow_paused"):
             self._summary(event)
             return
         mark = _MARKS.get(event.kind)
-        if mark is None or event.task is None:
-            return
+        if mark is None or event.task is None or event.fields.get("cache_hit"):
+            return  # a served task's terminal frame: its cache-hit line said it all
         symbol, word = mark
+        item = event.fields.get("iteration")
+        if event.kind == "task_cache_hit" and item is not None:
+            word = f"cache hit · item {item}"  # one iteration served; the task still runs
         line = f"  {symbol} {_shown(event.task):<24} {word}"
-        if event.kind != "task_started":
+        if event.kind not in _UNCOUNTED and item is None:
             self._counts[word] += 1
         line += self._tail(event)
         self._console.print(line)

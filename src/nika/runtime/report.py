@@ -1,10 +1,11 @@
 """The run report (`nika run --report PATH`): the shape the conformance harness reads.
 
-    {"workflow_state": "success" | "failure" | "cancelled",
+    {"workflow_state": "success" | "failure" | "cancelled" | "paused",
      "tasks": {id: {"status", "output", "error": {code, category, message, detail, details}
                     | null, "attempts", "duration_ms"}},
      "outputs": {...},
-     "events": [{"kind", "task"}, ...]}
+     "events": [{"kind", "task"}, ...],
+     "paused": {task: {"task_id", "mode", "message", "choices"}}   # a paused run only
 
 Canonical JSON (sorted keys, compact separators, UTF-8), every value through the masker. A
 workflow refused before it started has no tasks and carries the verdict's errors under
@@ -77,6 +78,8 @@ def build_report(
     }
     if result.output_error is not None:
         report["error"] = error_dict(result.output_error)
+    if result.paused:
+        report["paused"] = {task: dict(prompt) for task, prompt in result.paused.items()}
     if sink_failures:
         report["sink_failures"] = [
             {"sink": f.sink, "stage": f.stage, "error": f.error} for f in sink_failures

@@ -16,13 +16,22 @@ cycle the check did not see, or tasks that can never be released) — ends at on
 `NIKA-DAG-010` naming the blocked tasks (`liveness.py`): the parked tasks fail with it and
 nothing new starts.
 
+Every task is identified before it runs (`replay.Replay`: definition and resolved-input
+hashes, journaled on its terminal frame). Resuming a journal, a task whose two hashes match a
+recorded completion is not run: it emits `task_cache_hit` and settles `success` with the
+recorded output (ADR-099), then its usual terminal frame, so the new journal is itself a
+complete resume source. A prompt that pauses the run (`pause.PauseRequested`) parks its task
+and everything downstream; the rest settles, then the run ends `paused`.
+
 The workflow state (05 §workflow-level): `cancelled` after `cancel()`, else `failure` when
-any task failed unrecovered, the run stalled, or a typed output misfits, else `success`.
+any task failed unrecovered, the run stalled, or a typed output misfits, else `paused` when a
+prompt awaits an answer, else `success`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,14 +41,17 @@ from nika.check.graph import Graph, derive
 from nika.errors import NikaError
 from nika.runtime.execute import Outcome, Pipeline, Sleep
 from nika.runtime.gates import blocking_edge
+from nika.runtime.ledger import CostLedger
 from nika.runtime.liveness import Liveness
 from nika.runtime.outputs import workflow_outputs
+from nika.runtime.pause import PauseRequested
+from nika.runtime.replay import Record, Replay, replay_fields
 from nika.runtime.services import RunServices
 from nika.runtime.values import Status, TaskRecord, const_values
 from nika.runtime.verbs import ChildRunner
-from nika.syntax.model import Task, TaskId
+from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, Task, TaskId
 
-WorkflowState = Literal["success", "failure", "cancelled"]
+WorkflowState = Literal["success", "failure", "cancelled", "paused"]
 
 _TERMINAL_KIND: Mapping[Status, str] = {
     "success": "task_completed",
@@ -58,6 +70,7 @@ class RunResult:
     outputs: Mapping[str, Any]
     output_error: NikaError | None = None
     cleanup: frozenset[str] = field(default_factory=frozenset)
+    paused: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 class Runner:
@@ -74,6 +87,7 @@ class Runner:
         rng: random.Random | None = None,
         child: ChildRunner | None = None,
         graph: Graph | None = None,
+        replay: Replay | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -92,6 +106,11 @@ class Runner:
         self._cancelled = False
         self._stalled: NikaError | None = None
         self._liveness = Liveness(self._stall, lambda: self._unsettled > 0)
+        self._paused: dict[str, dict[str, Any]] = {}
+        self._parked: set[str] = set()
+        self._replay = replay or Replay(self._workflow, services.workflow_dir, services.model)
+        self._ledger = CostLedger()
+        self._bus.attach(self._ledger)
         self._base_env = {
             "inputs": self._inputs,
             "const": const_values(self._workflow.const),
@@ -101,22 +120,26 @@ class Runner:
             services=services, base_env=self._base_env, views=self._views,
             await_task=self._await_task, liveness=self._liveness,
             slots=asyncio.Semaphore(concurrency), sleep=sleep,
-            rng=rng or random.Random(), child=child,
+            rng=rng or random.Random(), child=child, replay=self._replay,
         )
 
     # -- public ---------------------------------------------------------------------------
 
     async def run(self) -> RunResult:
         """Execute every task; returns when all have settled."""
+        mask = self._services.mask
         self._bus.emit("workflow_started", workflow=self._workflow.name,
-                       tasks=len(self._graph.nodes), inputs=self._inputs)
+                       tasks=len(self._graph.nodes), inputs=_json(mask(self._inputs)))
+        for task_id in self._graph.nodes:
+            self._bus.emit("task_scheduled", task_id)
         if not self._graph.nodes:
             self._all_settled.set()
         self._release([t for t in self._graph.nodes if self._remaining[t] == 0])
         self._liveness.check()
         await self._all_settled.wait()
+        parked_cleanup = {u for t in self._parked for u in self._graph.cleanup_of(TaskId(t))}
         for unit in self._graph.cleanup:
-            if unit not in self._records:
+            if unit not in self._records and unit not in parked_cleanup:
                 # A cleanup whose producer never started unwinds nothing (03 §unwind).
                 self._settle_record(TaskRecord.settle(unit, "skipped"))
         return self._finish()
@@ -162,10 +185,24 @@ class Runner:
 
     async def _execute(self, task: Task) -> None:
         started = self._clock.now_ns()
-        self._bus.emit("task_started", task.id)
-        notes: dict[str, Any] = {}
+        def_hash = self._replay.definition(task)
+        input_hash = self._replay.inputs(task, {**self._base_env, "tasks": self._views})
+        notes: dict[str, Any] = {"note": _note(task, self._services.model),
+                                 "def_hash": def_hash, "input_hash": input_hash}
+        hit = self._replay.lookup(task.id, def_hash, input_hash)
+        if hit is not None:
+            self._running.pop(task.id, None)
+            self._release(self._serve(task, hit, notes, started))
+            self._liveness.ended()
+            return
+        self._bus.emit("task_started", task.id, verb=task.verb, note=notes["note"])
         try:
             outcome = await self._pipeline.run(task, notes)
+        except PauseRequested as pause:
+            self._running.pop(task.id, None)
+            self._park(task.id, pause.payload)
+            self._liveness.ended()
+            return
         except asyncio.CancelledError:
             # Settling (and unwinding) still has to happen: take the cancellation as handled.
             current = asyncio.current_task()
@@ -182,6 +219,34 @@ class Runner:
         self._running.pop(task.id, None)
         self._release(self._settle(record, notes))
         self._liveness.ended()
+
+    def _serve(self, task: Task, hit: Record, notes: dict[str, Any],
+               started: int) -> list[TaskId]:
+        """Settle `task` from its journal record (ADR-099 §2: visible, never silent)."""
+        self._bus.emit("task_cache_hit", task.id, def_hash=hit.def_hash,
+                       input_hash=hit.input_hash, **hit.reference)
+        notes.update(cause="cache_hit", cache_hit=True)
+        ended = self._clock.now_ns()
+        record = TaskRecord.settle(task.id, "success", output=hit.output, attempts=0,
+                                   started_at=ended - hit.duration_ms * 1_000_000,
+                                   ended_at=ended, bindings=hit.bindings)
+        del started  # a served task spent no time of its own; its view keeps the recorded one
+        return self._settle(record, notes)
+
+    def _park(self, task_id: str, payload: Mapping[str, Any]) -> None:
+        """A prompt awaits a human: `task_id` and everything downstream of it stay unsettled
+        in this run (no terminal frame — they did not end), the rest carries on."""
+        self._paused[task_id] = dict(self._services.mask(payload))
+        work = [TaskId(task_id)]
+        while work:
+            current = work.pop()
+            if current in self._parked or current in self._records:
+                continue
+            self._parked.add(current)
+            self._unsettled -= 1
+            work.extend(self._graph.consumers(current))
+        if self._unsettled == 0:
+            self._all_settled.set()
 
     def _record(self, task: Task, outcome: Outcome | None, started: int,
                 notes: dict[str, Any]) -> TaskRecord:
@@ -220,12 +285,23 @@ class Runner:
     def _settle_record(self, record: TaskRecord, notes: Mapping[str, Any] | None = None) -> None:
         self._records[record.task] = record
         self._views[record.task] = record.view
-        fields: dict[str, Any] = {"status": record.status, "duration_ms": record.duration_ms,
-                                  "attempts": record.attempts, **(notes or {})}
+        extra = dict(notes or {})
+        fields: dict[str, Any] = {}
+        if "note" in extra:
+            fields["note"] = extra.pop("note")
+        fields |= {"status": record.status, "duration_ms": record.duration_ms,
+                   "attempts": record.attempts}
+        cause = extra.pop("cause", "recovered" if "recovered_from" in extra else "normal")
+        fields |= extra
+        spend = self._ledger.task(record.task)
+        if spend is not None:
+            fields |= spend.fields()
         if record.status == "success":
-            fields["output"] = record.output
+            fields |= replay_fields(record.output, record.bindings, self._services.mask)
         if record.error is not None:
             fields["error"] = record.error.to_dict()
+        fields["outcome"] = _json({"cause": cause, "class": record.status,
+                                   "payload": {"attempts": record.attempts}})
         self._bus.emit(_TERMINAL_KIND[record.status], record.task, **fields)
         self._liveness.settled(record.task)
 
@@ -239,8 +315,8 @@ class Runner:
         if self._stalled is not None or self._cancelled:
             return
         parked = self._liveness.parked
-        pending = [t for t in self._graph.nodes
-                   if t not in self._records and t not in self._running]
+        pending = [t for t in self._graph.nodes if t not in self._records
+                   and t not in self._running and t not in self._parked]
         shown = [f"{t} (awaits {', '.join(s)})" for t, s in parked.items()]
         shown += [f"{t} (never released)" for t in pending]
         self._stalled = NikaError(
@@ -287,11 +363,19 @@ class Runner:
         state: WorkflowState = (
             "cancelled" if self._cancelled
             else "failure" if failed or output_error is not None or self._stalled is not None
+            else "paused" if self._paused
             else "success"
         )
         kind = {"success": "workflow_completed", "failure": "workflow_failed",
-                "cancelled": "workflow_cancelled"}[state]
-        fields: dict[str, Any] = {"state": state, "outputs": outputs}
+                "cancelled": "workflow_cancelled", "paused": "workflow_paused"}[state]
+        fields: dict[str, Any] = {"workflow": self._workflow.name, "state": state}
+        if self._paused:
+            first = self._paused[min(self._paused)]
+            fields |= first if state == "paused" else {}
+            fields["paused"] = sorted(self._paused)
+        if state != "paused":
+            fields["outputs"] = _json(self._services.mask(outputs))
+        fields |= self._ledger.run.fields(total=True)
         if self._stalled is not None and state == "failure":
             fields["error"] = self._stalled.to_dict()
         elif output_error is not None:
@@ -300,4 +384,25 @@ class Runner:
         ordered: dict[str, TaskRecord] = {
             t: self._records[t] for t in self._workflow.tasks if t in self._records
         }
-        return RunResult(state, ordered, outputs, output_error, cleanup)
+        return RunResult(state, ordered, outputs, output_error, cleanup, dict(self._paused))
+
+
+def _json(value: Any) -> str:
+    """A payload serialized into one field value (17: the frame grammar stays flat)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str)
+
+
+def _note(task: Task, default_model: str | None) -> str:
+    """The one-line reading of a task's verb, as frames carry it (`exec · echo`)."""
+    body = task.body
+    if isinstance(body, InferBody | AgentBody):
+        return f"{task.verb} · {body.model or default_model or 'no model'}"
+    if isinstance(body, ExecBody):
+        if body.command:
+            first = body.command[0]
+            return f"exec · {first if isinstance(first, str) else 'argv'}"
+        return "exec · shell"
+    if isinstance(body, InvokeBody):
+        return f"invoke · {body.tool or body.workflow}"
+    return task.verb

@@ -27,7 +27,7 @@ class EffectGate(Protocol):
 
     def tool(self, task: str, name: str) -> None: ...
 
-    def child_env_names(self) -> tuple[str, ...]: ...
+    def child_env_names(self, task: str) -> tuple[str, ...]: ...
 
 
 class McpServers(Protocol):
@@ -74,7 +74,9 @@ class ProviderPool:
 class RunServices:
     """Everything verbs share. `model` is the run's default model after `--model`;
     `base_dir` is where relative runtime paths resolve (the engine's working directory),
-    `workflow_dir` where the file's own side files (skills, child workflows) live."""
+    `workflow_dir` where the file's own side files (skills, child workflows) live.
+    `answers` are prompt answers supplied without a terminal (`--answer TASK=VALUE`);
+    `pausable` lets an unanswerable prompt pause the run instead of failing (see `pause`)."""
 
     workflow: Workflow
     workflow_dir: Path
@@ -89,3 +91,5 @@ class RunServices:
     providers: ProviderPool
     model: str | None
     agent_config: AgentConfig = field(default_factory=AgentConfig)
+    answers: Mapping[str, str] = field(default_factory=dict)
+    pausable: bool = False

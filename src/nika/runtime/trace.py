@@ -1,19 +1,27 @@
-"""Reading a run journal: the chain walk behind `nika trace verify`, and the frame reader
-behind `nika trace show`.
+"""Reading a run journal: the chain walk behind `nika trace verify` and `--resume`, and the
+frame reader behind `nika trace show`.
 
 The walk (17 §the chain) re-hashes every line: the first line must chain to the genesis tag,
-every later one to the previous line's exact bytes. The verdict is one of
+every later one to the previous line's exact bytes. It reaches one of five verdicts — the
+first three mean « the chain walks » and exit 0, the last two exit 2:
 
-- `OK` — every link holds and a lifecycle-terminal frame was reached;
-- `FORGED at line N` — the first line whose link fails (an edit breaks the NEXT line's link,
-  an insertion, deletion or reorder the line where the sequence changes), or a line that is
-  not a JSON frame at all;
-- `incomplete` — the chain holds but no terminal frame exists (a killed run: 17 §the end of
-  the run). A last line cut short mid-write is part of that same story, not a forgery;
-- `refused` — a line or file past the decode bounds of 15 §the verifier (`Oversized`).
+- `clean` — every link holds, a lifecycle-terminal frame was reached, and every required
+  frame is present;
+- `finding` — the chain holds but a NEP-0007 requirement is unmet: the run exercised effects
+  (an `exec`, a tool that needs a grant) with zero `permit_checked` frames. An old journal or
+  a non-conformant engine lands here honestly — never forged, never a crash;
+- `incomplete` — the chain holds but no lifecycle-terminal frame is ever reached: the run was
+  killed or crashed between writes (17 §the end of the run: the READER names it, a dying
+  process cannot). A last line cut short mid-write — a torn tail, from a crash or a power
+  cut — is named as such and is never forgery;
+- `forged` — the first line whose link fails (an edit breaks the NEXT line's link; an
+  insertion, deletion or reorder the line where the sequence changes), or a line that is not
+  a JSON object at all;
+- `refused` — a decode bound fired before the walk could judge (15 §the verifier is a
+  fortress: a line over 1 MiB, a file over 256 MiB — `Oversized`): no verdict at all.
 
 The chain cannot bind the LAST line (nothing follows it): pinning the HEAD printed at run end
-(`head=`) closes that gap — a journal whose last line does not hash to it is FORGED there.
+(`head=`) closes that gap — a journal whose last line does not hash to it is forged there.
 The reader is untrusted-input code: bounds are checked before parsing, nothing is repaired,
 unknown members, field keys and kinds are tolerated (the additive law).
 """
@@ -21,11 +29,12 @@ unknown members, field keys and kinds are tolerated (the additive law).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from nika.check.effects import needs_grant
 from nika.runtime.journal import GENESIS_CHAIN, line_hash
 
 MAX_LINE: Final = 1 << 20
@@ -37,33 +46,55 @@ TERMINAL_KINDS: Final = frozenset(
      "run_sealed"}
 )
 """17 §the end of the run: the lifecycle-terminal kinds."""
+WALKS: Final = frozenset({"clean", "finding", "incomplete"})
+"""The verdicts that mean « the chain walks » (exit 0)."""
+_LOOP_SERVED: Final = frozenset({"nika:done", "nika:compose"})
+_EFFECT_KINDS: Final = frozenset({"task_started", "verb_invoked", "tool_invoked"})
 
-Status = Literal["ok", "forged", "incomplete", "refused"]
+Status = Literal["clean", "finding", "incomplete", "forged", "refused"]
+Visit = Callable[[int, Mapping[str, Any]], None]
+"""Called with each chain-verified frame (1-based line, parsed object), in order."""
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The walk's result. `line` is 1-based (the forged or refused line); `frames` counts the
-    lines whose links held; `head` is the last verified line's hash."""
+    """The walk's result. `line` is 1-based (the forged, refused or torn line); `frames`
+    counts the lines whose links held; `head` is the last verified line's hash; `torn` marks
+    a last line cut short mid-write; `findings` name the unmet requirements."""
 
     status: Status
     frames: int
     head: str | None
     line: int | None = None
     reason: str = ""
+    torn: bool = False
+    findings: tuple[str, ...] = ()
+    terminal: str | None = None
+
+    @property
+    def walks(self) -> bool:
+        """Did the chain walk (clean · finding · incomplete)?"""
+        return self.status in WALKS
 
     def render(self) -> str:
-        """The one-line verdict `nika trace verify` prints."""
-        if self.status == "ok":
-            return f"OK · {self.frames} frames · head {self.head}"
+        """The verdict line `nika trace verify` prints first."""
+        torn = (f" · torn tail: line {self.line} is cut short mid-write (a crash, not "
+                "tampering)") if self.torn else ""
+        if self.status == "clean":
+            return (f"CLEAN · {self.frames} frames · chain intact · ended {self.terminal} · "
+                    f"head {self.head}{torn}")
+        if self.status == "finding":
+            return f"FINDING · {self.frames} frames · chain intact · {self.findings[0]}{torn}"
+        if self.status == "incomplete":
+            return (f"INCOMPLETE · {self.frames} frames · chain intact · no lifecycle-terminal "
+                    f"frame: the run's end is unknown (killed or crashed between writes){torn}")
         if self.status == "forged":
-            return f"FORGED at line {self.line}: {self.reason}"
-        if self.status == "refused":
-            return f"refused · {self.reason}"
-        return f"incomplete · {self.frames} frames chain-verified · {self.reason}"
+            return f"FORGED at line {self.line} · {self.reason}"
+        return f"REFUSED · {self.reason}"
 
 
-def _frame(line: bytes) -> dict[str, Any] | None:
+def parse_frame(line: bytes) -> dict[str, Any] | None:
+    """One journal line as a JSON object, or None."""
     try:
         frame = json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -71,41 +102,97 @@ def _frame(line: bytes) -> dict[str, Any] | None:
     return frame if isinstance(frame, dict) else None
 
 
-def verify(data: bytes, *, head: str | None = None) -> Verdict:
-    """Walk the chain of a whole journal's bytes; `head` pins the expected last line hash."""
+def frame_fields(frame: Mapping[str, Any]) -> dict[str, Any]:
+    """A frame's `fields` pairs as a mapping (the first value of each string key wins;
+    malformed pairs are skipped — the additive law: report « unrecorded », never guess)."""
+    out: dict[str, Any] = {}
+    pairs = frame.get("fields")
+    for pair in pairs if isinstance(pairs, list) else ():
+        if isinstance(pair, dict) and isinstance(pair.get("key"), str):
+            out.setdefault(pair["key"], pair.get("value"))
+    return out
+
+
+class _Witness:
+    """Tracks NEP-0007: did the run exercise effects, and did it witness any decision?"""
+
+    def __init__(self) -> None:
+        self.effect: str | None = None
+        self.decisions = 0
+
+    def see(self, kind: Any, fields: Mapping[str, Any]) -> None:
+        if kind == "permit_checked":
+            self.decisions += 1
+            return
+        if self.effect is not None or kind not in _EFFECT_KINDS:
+            return  # a terminal frame (a served task's included) proves no new effect
+        note = fields.get("note")
+        if fields.get("verb") == "exec" or (isinstance(note, str) and note.startswith("exec")):
+            program = fields.get("program")
+            self.effect = f"exec {program}" if isinstance(program, str) else str(note)
+        tool = fields.get("tool", fields.get("name") if kind == "tool_invoked" else None)
+        if isinstance(tool, str) and tool not in _LOOP_SERVED and needs_grant(tool) \
+                and kind != "task_started":
+            self.effect = f"tool {tool}"
+
+    def finding(self) -> str | None:
+        if self.effect is None or self.decisions:
+            return None
+        return (f"the permit witness is absent: the run exercised effects ({self.effect}) "
+                "with zero permit_checked frames (NEP-0007 · an older journal, or an engine "
+                "that does not witness its decisions)")
+
+
+def verify(data: bytes, *, head: str | None = None, visit: Visit | None = None) -> Verdict:
+    """Walk the chain of a whole journal's bytes; `head` pins the expected last line hash;
+    `visit` sees every chain-verified frame."""
     if len(data) > MAX_FILE:
-        return Verdict("refused", 0, None, reason=f"Oversized: the file exceeds {MAX_FILE} bytes")
+        return Verdict("refused", 0, None, reason=(
+            f"Oversized: the journal is {len(data)} bytes, beyond the verifier's file bound "
+            f"({MAX_FILE} bytes) — refused before any parse"))
     lines = data.split(b"\n")
     tail = lines.pop()
-    torn = tail != b""  # a complete journal ends with a newline
-    if torn:
+    ragged = tail != b""  # a complete journal ends with a newline
+    if ragged:
         lines.append(tail)
-    expected, terminal = GENESIS_CHAIN, False
+    expected, terminal = GENESIS_CHAIN, None
+    witness = _Witness()
+    torn_at: int | None = None
     for n, line in enumerate(lines, 1):
         if len(line) > MAX_LINE:
-            return Verdict("refused", n - 1, _head(n, expected), n,
-                           f"Oversized: line {n} exceeds {MAX_LINE} bytes")
-        frame = _frame(line)
+            return Verdict("refused", n - 1, _head(n, expected), n, (
+                f"Oversized: line {n} is {len(line)} bytes — beyond the verifier's line bound "
+                f"({MAX_LINE} bytes), refused before any parse"))
+        frame = parse_frame(line)
         if frame is None:
-            if torn and n == len(lines) and not terminal:
-                return Verdict("incomplete", n - 1, _head(n, expected), reason=(
-                    "no terminal workflow frame, and the last line is cut short mid-write: "
-                    "the run's end is unknown"))
+            if ragged and n == len(lines):
+                torn_at = n  # a half-written last line: a crash mid-write, not an edit
+                break
             return Verdict("forged", n - 1, _head(n, expected), n, "not a JSON frame")
         if frame.get("chain") != expected:
-            bound = "the genesis tag" if n == 1 else f"line {n - 1}"
+            bound = "the genesis tag" if n == 1 else f"line {n - 1}'s exact bytes"
             return Verdict("forged", n - 1, _head(n, expected), n,
-                           f"its chain does not match {bound}")
+                           f"its chain does not match {bound} · lines 1-{n - 1} chain intact"
+                           if n > 1 else f"its chain does not match {bound}")
         expected = line_hash(line)
-        terminal = terminal or frame.get("kind") in TERMINAL_KINDS
-    count = len(lines)
+        kind = frame.get("kind")
+        if kind in TERMINAL_KINDS and terminal is None:
+            terminal = str(kind)
+        witness.see(kind, frame_fields(frame))
+        if visit is not None:
+            visit(n, frame)
+    count = len(lines) - (1 if torn_at else 0)
     tip = expected if count else None
     if head is not None and tip != head:
-        return _head_mismatch(lines, head, count, tip)
-    if not terminal:
-        return Verdict("incomplete", count, tip, reason=(
-            "no terminal workflow frame: the run's end is unknown"))
-    return Verdict("ok", count, tip)
+        return _head_mismatch(lines[:count], head, count, tip)
+    torn = torn_at is not None
+    if terminal is None:
+        return Verdict("incomplete", count, tip, torn_at, torn=torn)
+    finding = witness.finding()
+    if finding is not None:
+        return Verdict("finding", count, tip, torn_at, torn=torn, findings=(finding,),
+                       terminal=terminal)
+    return Verdict("clean", count, tip, torn_at, torn=torn, terminal=terminal)
 
 
 def _head(n: int, expected: str) -> str | None:
@@ -122,12 +209,11 @@ def _head_mismatch(lines: list[bytes], head: str, count: int, tip: str | None) -
                    "after it removed)")
 
 
-def verify_file(path: Path, *, head: str | None = None) -> Verdict:
-    """`verify` over a file, refusing one past `MAX_FILE` before reading it (raises OSError
-    when the file cannot be read)."""
+def read_journal(path: Path) -> bytes:
+    """A journal's bytes, at most one byte past `MAX_FILE` (so `verify` refuses it without
+    reading more); raises OSError when it cannot be read."""
     with path.open("rb") as handle:
-        data = handle.read(MAX_FILE + 1)
-    return verify(data, head=head)
+        return handle.read(MAX_FILE + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,15 +238,10 @@ def read_frames(data: bytes) -> Iterator[Frame]:
     for n, line in enumerate(data[:MAX_FILE].split(b"\n"), 1):
         if not line or len(line) > MAX_LINE:
             continue
-        raw = _frame(line)
+        raw = parse_frame(line)
         if raw is None:
             continue
-        fields: dict[str, Any] = {}
-        pairs = raw.get("fields")
-        for pair in pairs if isinstance(pairs, list) else ():
-            if isinstance(pair, dict) and isinstance(pair.get("key"), str):
-                fields.setdefault(pair["key"], pair.get("value"))
         stamp = raw.get("timestamp")
         yield Frame(n, str(raw.get("kind", "")),
                     stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else None,
-                    fields)
+                    frame_fields(raw))

@@ -25,11 +25,11 @@ from nika._term import printable
 from nika.runtime.trace import Frame, Verdict
 
 _OUTCOME_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
-                         "skipped": "yellow"}
+                         "skipped": "yellow", "paused": "cyan"}
 _TASK_END: Final = {"task_completed": "success", "task_failed": "failure",
                     "task_skipped": "skipped", "task_cancelled": "cancelled"}
-_VERDICT_STYLE: Final = {"ok": "green", "forged": "bold red", "incomplete": "yellow",
-                         "refused": "bold red"}
+_VERDICT_STYLE: Final = {"clean": "green", "finding": "yellow", "forged": "bold red",
+                         "incomplete": "yellow", "refused": "bold red"}
 
 
 def _safe(value: Any) -> str:
@@ -113,8 +113,14 @@ class _Task:
             self.tree.add(f"model {_safe(f.get('model'))} · {_tokens(f)}")
         elif kind == "permit_checked":
             style = "green" if f.get("decision") == "allow" else "red"
-            self.tree.add(f"permit [{style}]{_safe(f.get('decision'))}[/] {_safe(f.get('gate'))}"
-                          f" {_safe(f.get('target'))}")
+            self.tree.add(f"permit [{style}]{_safe(f.get('decision'))}[/] "
+                          f"{_safe(f.get('plane'))} {_safe(f.get('gate'))}")
+        elif kind == "task_cache_hit":
+            item = "" if f.get("iteration") is None else f" item {_safe(f['iteration'])}"
+            self.tree.add(f"[cyan]cache hit{item}[/] · served from line "
+                          f"{_safe(f.get('matched_line'))} of the resumed journal")
+        elif kind == "checkpoint_written":
+            self.tree.add(f"[dim]checkpoint item {_safe(f.get('iteration'))}[/]")
         elif kind == "task_retrying":
             item = "" if f.get("iteration") is None else f"item {_safe(f['iteration'])} "
             self.tree.add(f"[yellow]retry[/] {item}attempt {_safe(f.get('attempt'))} · "
@@ -207,3 +213,8 @@ def render(frames: Iterable[Frame], verdict: Verdict, name: str, console: Consol
     if end is not None:
         state = str(end.fields.get("state", end.kind.removeprefix("workflow_")))
         console.print(f"[bold {_OUTCOME_STYLE.get(state, 'white')}]■ workflow {_safe(state)}[/]")
+        if end.kind == "workflow_paused":
+            f = end.fields
+            console.print(f"  awaiting an answer for {_safe(f.get('task_id'))} "
+                          f"({_safe(f.get('mode'))}): {_safe(f.get('message'))} — resume with "
+                          f"--resume and --answer {_safe(f.get('task_id'))}=VALUE")

@@ -61,7 +61,7 @@ async def run_exec(
     cwd = _cwd(body, env, services)
     child_env = compose_env(
         services.environ,
-        services.gate.child_env_names(),
+        services.gate.child_env_names(task.id),
         {str(k): _text(interpolate(v, env)) for k, v in body.env.items()},
     )
     stdin = _text(interpolate(body.stdin, env)).encode() if body.stdin is not None else None

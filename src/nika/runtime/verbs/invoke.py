@@ -21,14 +21,17 @@ from nika.agent.intrinsic import is_loop_only
 from nika.agent.seams import ToolDefinition, ToolExecutor, ToolResult
 from nika.errors import NikaError
 from nika.runtime.events import UnitAttempt
+from nika.runtime.pause import PauseRequested, prompt_payload
 from nika.runtime.services import RunServices
 from nika.syntax.binding import interpolate
 from nika.syntax.model import InvokeBody, Task
+from nika.tools.builtins.prompt import PROMPT_001, supplied_answer
 
 ChildRunner = Callable[[Path, Mapping[str, Any], UnitAttempt], Awaitable[Any]]
 """Runs a child workflow file with its args as inputs for the invoking `UnitAttempt` (whose
 frames nest the child's); returns its `outputs` object."""
 
+PROMPT: Final = "nika:prompt"
 _LOOP_ONLY_CODES: Final = {"nika:done": "NIKA-BUILTIN-DONE-001",
                            "nika:compose": "NIKA-BUILTIN-COMPOSE-001"}
 
@@ -56,6 +59,8 @@ async def run_invoke(
         # Builtins validate their own args, with the per-builtin codes the stdlib names.
         _validate(task, definition, args)
     services.bus.emit("verb_invoked", task.id, verb="invoke", tool=name)
+    if name == PROMPT and task.id in services.answers:
+        return _answered(task, args, services)
     started = perf_counter()
     result = await tools.call(name, args)
     services.bus.emit(
@@ -64,6 +69,9 @@ async def run_invoke(
         duration_ms=round((perf_counter() - started) * 1000, 3),
     )
     if result.is_error:
+        if name == PROMPT and services.pausable and result.error is not None \
+                and result.error.code == PROMPT_001:
+            raise PauseRequested(prompt_payload(task.id, args))
         error = _error_of(result)
         if error is None:
             raise NikaError("NIKA-MCP-002" if name.startswith("mcp:") else "NIKA-IMPL-001",
@@ -74,6 +82,14 @@ async def run_invoke(
         # Builtins always carry their value in `structured`; a null output stays null.
         return result.structured
     return result.structured if result.structured is not None else result.content
+
+
+def _answered(task: Task, args: Mapping[str, Any], services: RunServices) -> Any:
+    """Bind the answer supplied for this prompt (`--answer`), journaled as the tool's call."""
+    value = supplied_answer(args, services.answers[task.id])
+    services.bus.emit("tool_invoked", task.id, tool=PROMPT, is_error=False, error_code=None,
+                      answered="supplied non-interactively (--answer)")
+    return value
 
 
 def _error_of(result: ToolResult) -> NikaError | None:

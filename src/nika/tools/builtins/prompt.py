@@ -17,6 +17,7 @@ from nika.tools.builtins._base import Builtin, Context, PromptIO, fail, obj
 
 PROMPT_001 = "NIKA-BUILTIN-PROMPT-001"
 PROMPT_002 = "NIKA-BUILTIN-PROMPT-002"
+PROMPT_003 = "NIKA-BUILTIN-PROMPT-003"
 _YES = frozenset({"y", "yes", "true"})
 _NO = frozenset({"n", "no", "false"})
 
@@ -97,6 +98,32 @@ async def _ask(io: PromptIO, args: Mapping[str, Any]) -> Any:
         named = [c for c in choices if stringify(c) == answer]
         if named:
             return named[0]
+
+
+def supplied_answer(args: Mapping[str, Any], text: str) -> Any:
+    """The typed answer an operator supplied without a terminal (`--answer TASK=VALUE`):
+    `input` takes the text, `confirm` yes/no/true/false, `choice` a 1-based number or the
+    choice itself. An answer that fits nothing fails PROMPT-003 (never a guess)."""
+    _check(args)
+    mode = args.get("mode", "confirm")
+    if mode == "input":
+        return text
+    if mode == "confirm":
+        word = text.strip().lower()
+        if word in _YES or word in _NO:
+            return word in _YES
+        raise fail(PROMPT_003, f"the supplied answer {text!r} does not fit a confirm prompt; "
+                   "answer yes or no")
+    choices = list(args["choices"])
+    word = text.strip()
+    if word.isdigit() and 1 <= int(word) <= len(choices):
+        return choices[int(word) - 1]
+    named = [c for c in choices if stringify(c) == word]
+    if named:
+        return named[0]
+    shown = ", ".join(stringify(c) for c in choices)
+    raise fail(PROMPT_003, f"the supplied answer {text!r} is not one of the choices ({shown}); "
+               f"answer a number 1-{len(choices)} or a choice as written")
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> Any:

@@ -1,0 +1,82 @@
+"""The run's spend, folded from its `cost_incurred` frames (one per model call).
+
+Each call is priced at the shipped rate table (`nika.prices.call_cost`) or counted unpriced
+with its reason — never as zero (07 §the spend-honesty law). The ledger is a bus sink, so a
+child workflow's calls (forwarded onto the parent's bus under `call/fetch`) count toward the
+invoking task. The runner reads it to put `cost_usd` on each task's terminal frame and
+`total_cost_usd` on the run's; `nika trace verify` re-prices the same frames to replay them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from nika.prices import call_cost
+from nika.runtime.bus import RunEvent
+
+
+def top_task(task: str) -> str:
+    """The workflow-level task a (possibly nested, possibly iterated) frame belongs to."""
+    return task.split("/", 1)[0].split("[", 1)[0]
+
+
+@dataclass(slots=True)
+class Spend:
+    """Priced dollars and unpriced calls (by reason) of one task or one run."""
+
+    usd: Decimal = Decimal(0)
+    priced: int = 0
+    unpriced: Counter[str] = field(default_factory=Counter)
+
+    def add(self, cost: Decimal | str) -> None:
+        if isinstance(cost, Decimal):
+            self.usd += cost
+            self.priced += 1
+        else:
+            self.unpriced[cost] += 1
+
+    def fields(self, total: bool = False) -> dict[str, Any]:
+        """Frame fields: the dollars only when some call was priced (never a made-up zero)."""
+        out: dict[str, Any] = {}
+        if self.priced:
+            out["total_cost_usd" if total else "cost_usd"] = round(float(self.usd), 6)
+        if self.unpriced:
+            out["unpriced_calls"] = sum(self.unpriced.values())
+            out["cost_unpriced"] = "; ".join(sorted(self.unpriced))
+        return out
+
+
+def fold(events: Iterable[Mapping[str, Any]]) -> Spend:
+    """Re-price `cost_incurred` field maps (a journal's, in `nika trace verify`)."""
+    spend = Spend()
+    for fields in events:
+        spend.add(call_cost(str(fields.get("model", "")), fields.get("input_tokens"),
+                            fields.get("output_tokens")))
+    return spend
+
+
+class CostLedger:
+    """An `EventSink` keeping the spend of every task and of the whole run."""
+
+    def __init__(self) -> None:
+        self.run = Spend()
+        self._tasks: dict[str, Spend] = {}
+
+    def emit(self, event: RunEvent) -> None:
+        if event.kind != "cost_incurred" or event.task is None:
+            return
+        f = event.fields
+        cost = call_cost(str(f.get("model", "")), f.get("input_tokens"), f.get("output_tokens"))
+        self.run.add(cost)
+        self._tasks.setdefault(top_task(event.task), Spend()).add(cost)
+
+    def task(self, task: str) -> Spend | None:
+        """The spend of `task`, None when it made no model call."""
+        return self._tasks.get(task)
+
+    def close(self) -> None:
+        """Nothing to release: the figures are read during and after the run."""
