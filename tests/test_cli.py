@@ -36,6 +36,55 @@ def test_check_refused_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert out.count("\n") == 1
 
 
+CURL = (
+    'nika: w\npermits: { exec: ["curl"] }\n'
+    'tasks:\n  get:\n    exec: { command: ["curl", "https://x.test"] }\n'
+)
+
+
+def test_check_json_lint_is_the_lint_door(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "w.nika.yaml"
+    f.write_text(CURL)
+    assert main(["check", "--json", "--lint", str(f)]) == 0  # lints never refuse
+    out = json.loads(capsys.readouterr().out)
+    assert out["valid"] is True
+    assert [(e["rule"], e["task"]) for e in out["lints"]] == [("native-first/001", "get")]
+    assert main(["check", "--json", str(f)]) == 0
+    assert "lints" not in json.loads(capsys.readouterr().out)
+
+
+def test_check_human_shows_lints_as_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "w.nika.yaml"
+    f.write_text(CURL)
+    assert main(["check", str(f)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"ok {f}"
+    assert any(
+        line.startswith(f"warning {f}:4:3 native-first/001 · task `get`") and "nika:fetch" in line
+        for line in lines
+    )
+
+
+def test_native_strict_fails_on_lints_and_passes_clean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "w.nika.yaml"
+    f.write_text(CURL)
+    assert main(["check", "--native-strict", str(f)]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("native-strict: refused — 0 findings, 0 hints, 1 lint")
+    assert main(["check", "--json", "--native-strict", str(f)]) == 1
+    strict = json.loads(capsys.readouterr().out)["native_strict"]
+    assert strict == {"passed": False, "findings": 0, "hints": 0, "lints": 1}
+    f.write_text('nika: w\npermits: {}\ntasks:\n  t:\n    invoke: { tool: "nika:uuid" }\n')
+    assert main(["check", "--native-strict", str(f)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("native-strict: clean")
+
+
 def test_check_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(HELLO.encode())))
     assert main(["check", "-", "--json"]) == 0

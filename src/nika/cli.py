@@ -46,7 +46,7 @@ def _read_source(name: str) -> bytes:
 
 def _run_check(args: argparse.Namespace) -> int:
     from nika.check import check
-    from nika.check.render import render_human
+    from nika.check.render import render_human, strict_failures, strict_section
 
     try:
         source = _read_source(args.file)
@@ -55,13 +55,20 @@ def _run_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.infer_permits:
         return _infer_permits(source, args.file)
-    verdict = check(source, path=None if args.file == "-" else args.file)
+    strict = args.native_strict
+    # The human view always carries the lint warnings; JSON only when asked (the door).
+    lint = strict or args.lint or not args.json
+    verdict = check(source, path=None if args.file == "-" else args.file, lint=lint)
     if args.json:
         from nika._term import json_printable
 
-        sys.stdout.write(json_printable(verdict.to_json()) + "\n")
+        extra = {"native_strict": strict_section(verdict)} if strict else None
+        sys.stdout.write(json_printable(verdict.to_json(extra)) + "\n")
     else:
-        sys.stdout.write(render_human(verdict, "<stdin>" if args.file == "-" else args.file))
+        name = "<stdin>" if args.file == "-" else args.file
+        sys.stdout.write(render_human(verdict, name, strict=strict))
+    if strict:
+        return EXIT_FINDINGS if strict_failures(verdict) else EXIT_OK
     return EXIT_OK if verdict.valid else EXIT_FINDINGS
 
 
@@ -69,6 +76,18 @@ def _add_check(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("check", help="statically check a workflow (never executes anything)")
     p.add_argument("file", metavar="FILE", help="the workflow file, or - for stdin")
     p.add_argument("--json", action="store_true", help="print the verdict as canonical JSON")
+    p.add_argument(
+        "--lint",
+        action="store_true",
+        help="add the preference warnings (one-obvious-way/*, native-first/*) to the JSON "
+        'as "lints" (the human view always shows them)',
+    )
+    p.add_argument(
+        "--native-strict",
+        action="store_true",
+        help="the strict authoring posture (CI gates, an agent's final check): lints and "
+        "hints fail the check too (exit 1)",
+    )
     p.add_argument(
         "--infer-permits",
         action="store_true",

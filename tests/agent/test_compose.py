@@ -75,7 +75,8 @@ async def test_a_valid_draft_returns_the_complete_verdict_with_its_certificate()
     result = await _serve({"workflow_yaml": VALID}, sink)
     assert not result.is_error
     verdict = json.loads(result.content)
-    assert verdict == json.loads(check(VALID).to_json()) and verdict["valid"] is True
+    assert verdict == json.loads(check(VALID, lint=True).to_json()) and verdict["valid"] is True
+    assert verdict["lints"] == []
     assert verdict["certificate"]["tasks"]["greet"]["model_calls"] == 1
     assert result.structured == verdict
     assert sink.events == [
@@ -86,6 +87,7 @@ async def test_a_valid_draft_returns_the_complete_verdict_with_its_certificate()
                 "error_codes": (),
                 "draft_bytes": len(VALID.encode()),
                 "escapes": 0,
+                "lint_rules": (),
             },
         )
     ]
@@ -112,6 +114,19 @@ async def test_the_check_report_counts_the_drafts_permit_escapes() -> None:
     assert verdict["effects"]["escapes"] == 1 and not verdict["valid"]
     assert sink.events[0][1]["escapes"] == 1
     assert "NIKA-SEC-004" in sink.events[0][1]["error_codes"]
+
+
+async def test_the_verdict_reports_lints_so_the_agent_can_fix_them() -> None:
+    draft = VALID.replace(
+        'infer: { prompt: "Say hello in one short sentence.", max_tokens: 64 }',
+        'exec: { command: ["curl", "-s", "https://example.com"] }',
+    ).replace("permits: {}", 'permits: { exec: ["curl"] }')
+    sink = _Sink()
+    verdict = json.loads((await _serve({"workflow_yaml": draft}, sink)).content)
+    (lint,) = verdict["lints"]
+    assert (lint["rule"], lint["task"]) == ("native-first/001", "greet")
+    assert "nika:fetch" in lint["fix"]
+    assert sink.events[0][1]["lint_rules"] == ("native-first/001",)
 
 
 @pytest.mark.parametrize(
@@ -275,7 +290,7 @@ async def test_a_draft_cannot_probe_host_files_through_side_file_paths(
     verdict = json.loads((await _serve({"workflow_yaml": _SIDE_FILE_DRAFT})).content)
     codes = {e["code"] for e in verdict["errors"]}
     # whatever the disk holds, the draft learns nothing about it
-    blind = check(_SIDE_FILE_DRAFT, base_dir=tmp_path / "nowhere", read_side_files=False)
+    blind = check(_SIDE_FILE_DRAFT, base_dir=tmp_path / "nowhere", read_side_files=False, lint=True)
     assert verdict == json.loads(blind.to_json())
     assert not codes & {"NIKA-AGENT-003", "NIKA-AGENT-004", "NIKA-COMP-001", "NIKA-COMP-004"}
     # the same draft checked as a file on disk does read them: the probe would have worked

@@ -2,7 +2,8 @@
 
 The model passes the complete draft as `workflow_yaml` and reads back the full `nika check`
 verdict as JSON — validity, every finding with its code and prescriptive detail, the
-authority sections and the termination/cost certificate — then repairs and checks again.
+authority sections, the termination/cost certificate and the preference lints
+(`one-obvious-way/*`, `native-first/*`, each naming its fix) — then repairs and checks again.
 Checking is all it does: the draft is never written anywhere and never run («generation is
 not permission»).
 
@@ -46,7 +47,8 @@ _WARM_UP_DRAFT: Final = (
 def _check_draft(draft: str) -> Verdict:
     # A draft is model output: it must not learn which host files exist through skill
     # paths or child targets, so its side files are judged statically, never opened.
-    return check(draft, read_side_files=False)
+    # Lints ride along: a drafting agent is the strict posture's intended reader.
+    return check(draft, read_side_files=False, lint=True)
 
 
 @cache
@@ -58,7 +60,7 @@ def _warm_up() -> None:
     """
     for name in RUNGS:
         importlib.import_module(name)
-    check(_WARM_UP_DRAFT, read_side_files=False)
+    check(_WARM_UP_DRAFT, read_side_files=False, lint=True)
 
 
 class ComposeIntrinsic:
@@ -74,8 +76,9 @@ class ComposeIntrinsic:
             "Check a Nika workflow you drafted, without running it. Pass the complete YAML "
             "as `workflow_yaml`; you get the full `nika check` verdict as JSON: `valid`, "
             "`errors` (each with a code and how to fix it), the effect and secret-flow "
-            "findings, and the termination/cost `certificate`. Repair and check again "
-            "until `valid` is true."
+            "findings, the termination/cost `certificate`, and `lints`: legal but "
+            "non-canonical forms, each with its `fix`. Repair and check again until `valid` "
+            "is true and `lints` is empty."
         ),
         parameters={
             "type": "object",
@@ -135,6 +138,7 @@ class ComposeIntrinsic:
             error_codes=tuple(e.code for e in verdict.errors),
             draft_bytes=size,
             escapes=_escapes(verdict),
+            lint_rules=tuple(f.rule for f in verdict.lints or ()),
         )
         return ToolResult(content=verdict.to_json(), structured=verdict.to_dict())
 

@@ -81,6 +81,7 @@ class ComposeChecked(AgentEvent):
     error_codes: tuple[str, ...]
     draft_bytes: int
     escapes: int
+    lint_rules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -8,19 +8,24 @@ and not at all under `read_side_files=False`.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nika._gc import gc_paused
 from nika.check.context import CheckContext, Finding, Hint, Section
 from nika.check.verdict import ADVISORY_CODES, Verdict, refused, sort_findings
 from nika.errors import NikaError
 
+if TYPE_CHECKING:
+    from nika.check.lint import Lint
+
 RUNGS: Final[tuple[str, ...]] = (
     "nika.check.models",
     "nika.check.builtins",
+    "nika.check.blocklist",
     "nika.check.skills",
     "nika.check.composition",
     "nika.check.dag",
@@ -40,6 +45,7 @@ def check(
     *,
     base_dir: Path | None = None,
     read_side_files: bool = True,
+    lint: bool = False,
 ) -> Verdict:
     """Check a workflow's source and return its `Verdict`; never raises.
 
@@ -48,16 +54,22 @@ def check(
     else the working directory). `read_side_files=False` keeps the check off the disk
     entirely — skills and `invoke: workflow:` children are judged by path and permits
     only — for untrusted drafts (`nika:compose`), which must not probe the host's files.
+    `lint=True` also runs the preference rules (`nika.check.lint`) into `Verdict.lints`;
+    they judge the shape of whatever model was built, whether or not the rungs refuse it.
     """
     try:
         with gc_paused():
-            return _check(text, path, base_dir, read_side_files)
+            return _check(text, path, base_dir, read_side_files, lint)
     except Exception as exc:  # the never-raise contract: a crash is a finding, and a bug
-        return refused([_internal(exc, "the check pipeline")])
+        return refused([_internal(exc, "the check pipeline")], lints=() if lint else None)
 
 
 def _check(
-    text: str | bytes, path: str | None, base_dir: Path | None, read_side_files: bool
+    text: str | bytes,
+    path: str | None,
+    base_dir: Path | None,
+    read_side_files: bool,
+    lint: bool,
 ) -> Verdict:
     from nika.syntax.loader import load_document
     from nika.syntax.model import build_workflow
@@ -65,11 +77,11 @@ def _check(
     try:
         doc = load_document(text, path=path)
     except NikaError as exc:
-        return refused([exc])
+        return refused([exc], lints=() if lint else None)
     workflow, shape_errors = build_workflow(doc)
     if workflow is None or shape_errors:
         # Rungs read a well-formed model; judging a broken one only multiplies noise.
-        return refused(shape_errors)
+        return refused(shape_errors, lints=() if lint else None)
     file = Path(path) if path not in (None, "-") else None
     ctx = CheckContext(
         document=doc,
@@ -78,7 +90,20 @@ def _check(
         base_dir=base_dir or (file.parent if file is not None else Path.cwd()),
         read_side_files=read_side_files,
     )
-    return _climb(ctx)
+    verdict = _climb(ctx)
+    return _with_lints(verdict, ctx) if lint else verdict
+
+
+def _with_lints(verdict: Verdict, ctx: CheckContext) -> Verdict:
+    from nika.check.lint import lint
+
+    lints: tuple[Lint, ...] = ()
+    try:
+        lints = lint(ctx)
+    except Exception as exc:  # a linter bug must not hide the rungs' verdict
+        errors = sort_findings([*verdict.errors, _internal(exc, "the linter")])
+        return dataclasses.replace(verdict, errors=errors, lints=lints)
+    return dataclasses.replace(verdict, lints=lints)
 
 
 def _climb(ctx: CheckContext) -> Verdict:

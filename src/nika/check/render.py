@@ -16,10 +16,11 @@ def _line(name: str, e: NikaError) -> str:
     return f"{name}{loc} {e.code} {e.category} — {printable(e.detail, keep_newlines=True)}"
 
 
-def render_human(verdict: Verdict, name: str) -> str:
-    """`ok` or one line per finding (`path:line:col CODE category — detail`), hints, then
-    the plan and the certificate. Text from the document is shown with its control
-    characters escaped: a file cannot repaint its own verdict."""
+def render_human(verdict: Verdict, name: str, *, strict: bool = False) -> str:
+    """`ok` or one line per finding (`path:line:col CODE category — detail`), hints, lint
+    warnings, then the plan and the certificate; under `strict` (`--native-strict`) a last
+    line says whether lints and hints were promoted to failures. Text from the document is
+    shown with its control characters escaped: a file cannot repaint its own verdict."""
     name = printable(name)
     lines: list[str] = []
     if verdict.valid:
@@ -29,6 +30,10 @@ def render_human(verdict: Verdict, name: str) -> str:
         n = len(verdict.errors)
         lines.append(f"refused {name}: {n} finding{'s' if n != 1 else ''}")
     lines.extend("hint " + _line(name, h) for h in verdict.hints)
+    if verdict.lints:
+        from nika.check.lint._text import lint_lines
+
+        lines.extend(lint_lines(verdict.lints, name))
     if verdict.valid and verdict.waves:
         lines.append("plan:")
         lines.extend(
@@ -37,4 +42,34 @@ def render_human(verdict: Verdict, name: str) -> str:
     certificate = verdict.sections.get("certificate")
     if verdict.valid and isinstance(certificate, Mapping):
         lines.extend(printable(line) for line in certificate_lines(certificate))
+    if strict:
+        lines.append(strict_line(verdict))
     return "\n".join(lines) + "\n"
+
+
+def strict_failures(verdict: Verdict) -> int:
+    """What `--native-strict` counts against a file: findings, hints and lints."""
+    return len(verdict.errors) + len(verdict.hints) + len(verdict.lints or ())
+
+
+def strict_section(verdict: Verdict) -> dict[str, int | bool]:
+    """The `native_strict` key of `nika check --json --native-strict`."""
+    return {
+        "passed": not strict_failures(verdict),
+        "findings": len(verdict.errors),
+        "hints": len(verdict.hints),
+        "lints": len(verdict.lints or ()),
+    }
+
+
+def strict_line(verdict: Verdict) -> str:
+    """The `--native-strict` verdict line: clean, or what was promoted to failures."""
+    if not strict_failures(verdict):
+        return "native-strict: clean — 0 findings, 0 hints, 0 lints"
+    counts = (
+        (len(verdict.errors), "finding"),
+        (len(verdict.hints), "hint"),
+        (len(verdict.lints or ()), "lint"),
+    )
+    listed = ", ".join(f"{n} {word}{'s' if n != 1 else ''}" for n, word in counts)
+    return f"native-strict: refused — {listed} (hints and lints are failures here)"

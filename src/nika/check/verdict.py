@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nika.errors import NikaError
+
+if TYPE_CHECKING:
+    from nika.check.lint._finding import Lint
 
 ADVISORY_CODES: Final = frozenset({"NIKA-DRIFT-001"})
 """Codes that are hints by nature, whichever rung reports them."""
@@ -50,12 +53,15 @@ class Verdict:
     """What `check()` returns: never raised, always one of these.
 
     `valid` is true iff `errors` is empty; `hints` never affect it. `sections` holds
-    what rungs contributed; `"plan"` carries the topological waves.
+    what rungs contributed; `"plan"` carries the topological waves. `lints` holds the
+    preference warnings when the check was asked to lint (None otherwise); like hints,
+    they never affect validity.
     """
 
     errors: tuple[NikaError, ...] = ()
     hints: tuple[NikaError, ...] = ()
     sections: Mapping[str, Any] = field(default_factory=dict)
+    lints: tuple[Lint, ...] | None = None
 
     @property
     def valid(self) -> bool:
@@ -75,15 +81,23 @@ class Verdict:
         out["errors"] = [_wire(e) for e in self.errors]
         out["hints"] = [_wire(e) for e in self.hints]
         out["plan"] = {**(self.sections.get("plan") or {}), "waves": [list(w) for w in self.waves]}
+        if self.lints is not None:
+            out["lints"] = [f.to_dict() for f in self.lints]
         return out
 
-    def to_json(self) -> str:
-        """Canonical JSON (sorted keys, no insignificant whitespace)."""
+    def to_json(self, extra: Mapping[str, Any] | None = None) -> str:
+        """Canonical JSON (sorted keys, no insignificant whitespace), with `extra` keys
+        (a surface's own, e.g. `native_strict`) merged in."""
         return json.dumps(
-            self.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+            {**self.to_dict(), **(extra or {})},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+            default=str,
         )
 
 
-def refused(errors: Iterable[NikaError]) -> Verdict:
-    """A verdict for a document that never reached the rungs."""
-    return Verdict(errors=sort_findings(errors))
+def refused(errors: Iterable[NikaError], *, lints: tuple[Lint, ...] | None = None) -> Verdict:
+    """A verdict for a document that never reached the rungs (nor the linter: `lints`
+    is `()` when a lint was asked for, so the answer stays explicit)."""
+    return Verdict(errors=sort_findings(errors), lints=lints)

@@ -1,0 +1,62 @@
+"""Small readers the rules share: a task's authored node, and the reads in its strings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from nika.check._islands import exprs
+from nika.check.context import CheckContext
+from nika.syntax.expr import Reference, comparisons, references
+from nika.syntax.model import KeyPath, Task
+from nika.syntax.template import walk_strings
+
+
+def authored(ctx: CheckContext, path: KeyPath) -> Any:
+    """The plain data the author wrote at `path` (None when it is absent)."""
+    node: Any = ctx.document.root
+    for step in path:
+        if isinstance(step, str) and isinstance(node, Mapping):
+            node = node.get(step)
+        elif isinstance(step, int) and isinstance(node, list) and 0 <= step < len(node):
+            node = node[step]
+        else:
+            return None
+    return node
+
+
+def verb_node(ctx: CheckContext, task: Task) -> Any:
+    """The task's verb body exactly as written (`exec: {…}`, `invoke: {…}`, …)."""
+    return authored(ctx, (*task.path, task.verb))
+
+
+def reads(value: Any) -> Iterator[Reference]:
+    """Every static reference in the `${{ }}` islands of the strings nested in `value`."""
+    for _, text in walk_strings(value):
+        if "${{" in text:
+            for expr in exprs(text):
+                yield from references(expr)
+
+
+def binding_names(value: Any) -> frozenset[str]:
+    """The `with.<name>` bindings read anywhere in `value`."""
+    return frozenset(str(r.path[0]) for r in reads(value) if r.root == "with" and r.path)
+
+
+def null_tests(value: Any) -> frozenset[str]:
+    """The `with.<name>` bindings compared against `null` anywhere in `value`."""
+    out: set[str] = set()
+    for _, text in walk_strings(value):
+        if "${{" not in text:
+            continue
+        for expr in exprs(text):
+            for cmp in comparisons(expr):
+                ref = cmp.reference
+                if cmp.literal is None and ref.root == "with" and ref.path:
+                    out.add(str(ref.path[0]))
+    return frozenset(out)
+
+
+def is_literal(value: Any) -> bool:
+    """True when no string nested in `value` carries a `${{ }}` island."""
+    return all("${{" not in text for _, text in walk_strings(value))
