@@ -9,9 +9,9 @@ from nika.tools.builtins import BuiltinExecutor, error_of
 async def test_edit_replaces_literally_and_judges_read_and_write(make, judge, base: Path):
     (base / "f.md").write_text("a.b a.b a.b")
     result = await make().call(
-        "nika:edit", {"path": "f.md", "find": "a.b", "replace": "X", "count": 2}
+        "nika:edit", {"path": "./f.md", "find": "a.b", "replace": "X", "count": 2}
     )
-    assert result.structured == "f.md"
+    assert result.structured == "./f.md"  # the modified path as written
     assert (base / "f.md").read_text() == "X X a.b"
     assert [e.kind for e in judge.seen] == ["fs.read", "fs.write"]
 

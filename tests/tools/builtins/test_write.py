@@ -6,9 +6,9 @@ from pathlib import Path
 from nika.tools.builtins import BuiltinExecutor, error_of
 
 
-async def test_write_text_returns_the_path(make, judge, base: Path):
+async def test_write_text_returns_the_path_as_written(make, judge, base: Path):
     result = await make().call("nika:write", {"path": "./out.md", "content": "# hi\n"})
-    assert result.structured == "out.md"
+    assert result.structured == "./out.md"  # as written, not canonicalised
     assert (base / "out.md").read_text() == "# hi\n"
     assert [(e.kind, e.target) for e in judge.seen] == [("fs.write", "out.md")]
 

@@ -51,7 +51,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
         )
     edited = text.replace(find, replace, -1 if count is None else count)
     save(path.real, edited.encode("utf-8"), raw, EDIT_002)
-    return path.rel
+    return str(raw)  # the modified path as written, like nika:write
 
 
 BUILTIN = Builtin(

@@ -46,7 +46,8 @@ def save(target: Path, data: bytes, raw: str, code: str) -> None:
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> str:
-    """Write `content` to `path`; returns the path as judged (base-relative)."""
+    """Write `content` to `path`; returns the path exactly as written in `path:` (stdlib
+    §nika:write « returns the path »: what the author named, for the next task to read)."""
     raw = args["path"]
     path = judged(ctx, raw, "fs.write")
     if path.real.is_dir():
@@ -76,7 +77,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
                 WRITE_001, f"cannot create the directory of {raw!r}: {err.strerror}", path=raw
             ) from None
     save(path.real, payload(args["content"]), raw, WRITE_001)
-    return path.rel
+    return str(raw)
 
 
 BUILTIN = Builtin(
