@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from typing import Final
 
@@ -202,15 +203,40 @@ async def resolve_and_check(
     return found
 
 
+PICKLE_COMPRESSIONS: Final = frozenset({".gz", ".bz2", ".xz", ".lzma", ".z", ".zst", ".zip"})
+"""Compression suffixes a pickle loader sees through (`joblib.load("m.pkl.z")`,
+`pandas.read_pickle("df.pkl.gz")`): the artifact still unpickles, so it still executes."""
+
+_VERSIONED: Final = re.compile(r"(\.[0-9]+)+\Z")
+_NATIVE: Final = frozenset({".so", ".dylib"})
+
+
 def code_bearing_class(url_path: str) -> str | None:
-    """The data-as-code class a URL path's final extension names, or None (query excluded)."""
+    """The data-as-code class a URL path's final extension names, or None (query excluded).
+
+    Two spellings hide a class behind a last suffix, and are seen through: a compressed
+    serialized-executable (`model.pkl.gz` · the loader decompresses, then unpickles) and a
+    versioned native library (`libx.so.1.2.3`).
+    """
     path = url_path.split("?", 1)[0].split("#", 1)[0].rstrip("/")
     last = path.rsplit("/", 1)[-1].lower()
-    dot = last.rfind(".")
-    if dot < 0:
-        return None
-    ext = last[dot:]
-    for klass, exts in CODE_BEARING.items():
-        if ext in exts:
-            return klass
+    outer = _suffix(last)
+    klass = _class_of(outer)
+    if klass is not None:
+        return klass
+    inner = _suffix(last[: len(last) - len(outer)])
+    if outer in PICKLE_COMPRESSIONS and _class_of(inner) == "serialized-executable":
+        return "serialized-executable"
+    unversioned = _VERSIONED.sub("", last)
+    if unversioned != last and _suffix(unversioned) in _NATIVE:
+        return "executable"
     return None
+
+
+def _suffix(name: str) -> str:
+    dot = name.rfind(".")
+    return name[dot:] if dot >= 0 else ""
+
+
+def _class_of(ext: str) -> str | None:
+    return next((klass for klass, exts in CODE_BEARING.items() if ext in exts), None)

@@ -203,3 +203,16 @@ def test_effects_section_counts_escapes() -> None:
     assert verdict.sections["effects"]["boundary_declared"] is True
     assert verdict.sections["effects"]["escapes"] == 1
     assert verdict.sections["effects"]["needed"] == {"fs": {"read": ["a"]}, "tools": ["nika:read"]}
+
+
+def test_a_compressed_pickle_is_code_bearing_at_check_and_at_run() -> None:
+    from nika.netfloor import code_bearing_class
+
+    src = (
+        'nika: w\npermits: { tools: ["nika:fetch"], net: { http: ["x.test"] } }\ntasks:\n'
+        '  get:\n    invoke:\n      tool: "nika:fetch"\n'
+        '      args: { url: "https://x.test/m/model.pkl.gz" }\n'
+    )
+    (error,) = [e for e in check(src).errors if e.code == "NIKA-SEC-008"]
+    assert "serialized-executable" in error.detail
+    assert code_bearing_class("/m/model.pkl.gz") == "serialized-executable"  # the run's judge

@@ -48,6 +48,28 @@ def codes(tool: str, args: str) -> list[str]:
         ("nika:fetch", "{ url: 'https://a.b', traverse: { max_pages: 200 } }", "NIKA-BUILTIN-001"),
         ("nika:fetch", "{ url: 'https://a.b', mode: llm-txt }", "NIKA-BUILTIN-001"),
         ("nika:fetch", "{ mode: article }", "NIKA-BUILTIN-001"),
+        ("nika:fetch", "{ url: 'https://a.b', mode: article, selector: h1 }", "NIKA-BUILTIN-001"),
+        ("nika:fetch", "{ url: 'https://a.b', selector: h1 }", "NIKA-BUILTIN-001"),
+        (
+            "nika:fetch",
+            "{ url: 'https://a.b', method: POST, multipart: [{ name: f, value: v, path: a.png }] }",
+            "NIKA-BUILTIN-001",
+        ),
+        (
+            "nika:fetch",
+            "{ url: 'https://a.b', method: POST, multipart: [{ name: f }] }",
+            "NIKA-BUILTIN-001",
+        ),
+        (
+            "nika:fetch",
+            "{ url: 'https://a.b', method: POST, multipart: [{ name: f, value: v, filename: x }] }",
+            "NIKA-BUILTIN-001",
+        ),
+        (
+            "nika:fetch",
+            "{ url: 'https://a.b', method: POST, multipart: { a: b } }",
+            "NIKA-BUILTIN-001",
+        ),
         ("nika:hash", "{ op: sign, content: abc }", "NIKA-BUILTIN-HASH-001"),
         ("nika:hash", "{ op: sign, content: abc, key: inline-key }", "NIKA-BUILTIN-HASH-001"),
         ("nika:hash", "{ content: abc, signature: beef }", "NIKA-BUILTIN-HASH-001"),
@@ -76,6 +98,13 @@ def test_refused(tool: str, args: str, code: str) -> None:
         ("nika:wait", "{ until: '2026-12-01T00:00:00Z', timeout: 48h }"),
         ("nika:fetch", "{ url: 'https://a.b', traverse: { max_pages: 5 } }"),
         ("nika:fetch", "{ url: 'https://a.b', mode: selector, selector: div }"),
+        ("nika:fetch", "{ url: 'https://a.b', mode: '${{ with.m }}', selector: div }"),
+        (
+            "nika:fetch",
+            "{ url: 'https://a.b', method: POST, multipart: [{ name: n, value: '${{ with.v }}' }, "
+            "{ name: f, path: a.png, filename: a.png, content_type: image/png }, "
+            "'${{ with.p }}'] }",
+        ),
         ("nika:fetch", "{ url: '${{ with.u }}', method: '${{ with.m }}', form: { a: b } }"),
         ("nika:hash", "{ op: sign, content: abc, key: '${{ secrets.release_key }}' }"),
         ("nika:hash", "{ op: verify, content: abc, public_key: pk, signature: beef }"),

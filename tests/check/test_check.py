@@ -98,3 +98,27 @@ def test_side_files_resolve_from_the_workflow_directory(tmp_path: object) -> Non
     )
     v = check(src, path=str(base / "wf.nika.yaml"))
     assert "NIKA-AGENT-004" in [e.code for e in v.errors]
+
+
+def test_an_mcp_server_name_may_start_with_a_digit() -> None:
+    src = (
+        'nika: w\npermits: { tools: ["mcp:21st/*"] }\ntasks:\n'
+        '  ui:\n    invoke: { tool: "mcp:21st/magic_component", args: { q: "a card" } }\n'
+        '  pick:\n    agent: { prompt: p, model: mock/echo, tools: ["mcp:21st/*"] }\n'
+    )
+    v = check(src)
+    assert v.valid, [(e.code, e.detail) for e in v.errors]
+
+
+def test_a_linter_crash_is_an_internal_finding_beside_the_rungs_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import nika.check.lint as lint_pkg
+
+    def broken(ctx: CheckContext) -> tuple[()]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(lint_pkg, "lint", broken)
+    v = check(HELLO, lint=True)
+    assert [e.code for e in v.errors] == ["NIKA-IMPL-001"] and v.lints == ()
+    assert "the linter" in v.errors[0].detail

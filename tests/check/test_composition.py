@@ -132,3 +132,28 @@ def test_without_side_files_no_child_is_opened(tmp_path: Path) -> None:
     assert [f.code for f in findings(tmp_path, templated, read_side_files=False)] == [
         "NIKA-COMP-001"
     ]
+
+
+def test_a_child_runs_under_its_own_permits_intersected_with_the_parents(tmp_path: Path) -> None:
+    call = "invoke: { workflow: ./child.nika.yaml }"
+    child = (
+        "nika: child\npermits: {{ {own} }}\ntasks:\n"
+        '  run:\n    exec: {{ command: ["echo", "hi"] }}\n'
+        '  get:\n    invoke: {{ tool: "nika:read", args: {{ path: "data/in.csv" }} }}\n'
+    )
+    wide = 'exec: ["echo"], tools: ["nika:read"], fs: { read: ["data/**"] }'
+    # the parent grants the tool but not the file the child reads: refused
+    narrow_parent = 'permits: { exec: ["echo"], tools: ["nika:read"], fs: { read: ["other/**"] } }'
+    found = findings(tmp_path, parent(call, narrow_parent), child.format(own=wide))
+    assert [f.code for f in found] == ["NIKA-COMP-002"]
+    assert "fs.read data/in.csv" in found[0].detail and "this workflow's" in found[0].detail
+    # the parent grants it all, but the child's own block does not name echo: refused too
+    full_parent = f"permits: {{ {wide} }}"
+    own_narrow = 'exec: ["git"], tools: ["nika:read"], fs: { read: ["data/**"] }'
+    found = findings(tmp_path, parent(call, full_parent), child.format(own=own_narrow))
+    assert [f.code for f in found] == ["NIKA-COMP-002"]
+    assert "exec echo" in found[0].detail and "the child's own" in found[0].detail
+    # inside both: clean; a child declaring MORE than it uses is fine (the meet is what runs)
+    roomy = "exec: true, tools: ['nika:*'], fs: { read: ['**'] }"
+    assert codes(tmp_path, parent(call, full_parent), child.format(own=wide)) == []
+    assert codes(tmp_path, parent(call, full_parent), child.format(own=roomy)) == []

@@ -54,6 +54,28 @@ def test_run_writes_report_and_streams_json(tmp_path: Path, monkeypatch: pytest.
     assert events[-1]["kind"] == "workflow_completed"
 
 
+def test_a_child_runs_under_its_permits_intersected_with_its_callers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # the child alone may run anything; its caller only echo: what runs is the meet
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "child.nika.yaml").write_text(
+        "nika: child\npermits: { exec: true }\ninputs: { prog: { type: string } }\n"
+        "tasks:\n  go:\n    exec: { command: [\"${{ inputs.prog }}\", \"hi\"] }\n"
+        "outputs:\n  said: ${{ tasks.go.output }}\n")
+    flow = _write(tmp_path, "nika: parent\npermits: { exec: [\"echo\"] }\n"
+                            "inputs: { prog: { type: string } }\ntasks:\n  call:\n"
+                            "    invoke: { workflow: ./child.nika.yaml, args: "
+                            "{ prog: \"${{ inputs.prog }}\" } }\n")
+    report = tmp_path / "report.json"
+    assert main(["run", str(flow), "--report", str(report), "--var", "prog=echo"]) == 0
+    assert json.loads(report.read_text())["tasks"]["call"]["output"] == {"said": "hi"}
+    assert main(["run", str(flow), "--report", str(report), "--var", "prog=printf"]) == 1
+    error = json.loads(report.read_text())["tasks"]["call"]["error"]
+    assert error["code"] == "NIKA-SEC-004"
+    assert "printf" in error["message"] and "calling workflow's permits" in error["message"]
+
+
 def test_unknown_var_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)

@@ -9,7 +9,7 @@ from tests.runtime._harness import run, tools
 
 from nika.agent.fakes import ScriptedProvider, answer, call, calling, definition
 from nika.agent.seams import ModelRequest, ModelResponse, Usage
-from nika.runtime.verbs.blocklist import blocked, inline_script
+from nika.check.blocklist import blocked, inline_script
 from nika.runtime.verbs.childenv import compose_env
 
 EXEC_ANY = "permits: { exec: true, env: [CANARY] }\n"
@@ -84,6 +84,28 @@ def test_exec_blocklist_refuses_before_spawn() -> None:
     assert result.records["t"].error.code == "NIKA-SEC-001"
     assert blocked("rm -rf /") and blocked("ls -la") is None
     assert inline_script(["bash", "-c", "rm -rf /"]) == "rm -rf /"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        '["${{ inputs.tool }}", "true"]',
+        '["env", "A=1", "${{ inputs.tool }}", "true"]',
+        '["timeout", "5", "${{ inputs.tool }}", "-n", "true"]',
+    ],
+)
+def test_exec_refuses_a_privilege_tool_in_the_argv_form(argv: str) -> None:
+    # the program is only known at run: the run judges the resolved argv before the spawn
+    text = (
+        f"nika: e\n{EXEC_ANY}inputs:\n  tool: {{ type: string, required: true }}\n"
+        f"tasks:\n  t:\n    exec: {{ command: {argv} }}\n"
+    )
+    for tool in ("sudo", "/usr/bin/doas", "su", "pkexec"):
+        result, rec = run(text, inputs={"tool": tool})
+        error = result.records["t"].error
+        assert error is not None and error.code == "NIKA-SEC-001", tool
+        assert "privilege escalation" in error.detail
+        assert "verb_completed" not in rec.kinds("t")
 
 
 def test_exec_env_is_composed_never_inherited() -> None:

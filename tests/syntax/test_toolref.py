@@ -19,6 +19,8 @@ from nika.syntax.toolref import ToolRef, is_tool_ref, parse_tool_ref
         ("mcp:browser/navigate", ToolRef("mcp", "navigate", "browser")),
         ("mcp:my-server/do_thing", ToolRef("mcp", "do_thing", "my-server")),
         ("mcp:pg/Query-2", ToolRef("mcp", "Query-2", "pg")),
+        ("mcp:21st/magic_component", ToolRef("mcp", "magic_component", "21st")),
+        ("mcp:1password/item-get", ToolRef("mcp", "item-get", "1password")),
     ],
 )
 def test_valid_refs_roundtrip(text: str, ref: ToolRef) -> None:
@@ -41,8 +43,9 @@ def test_valid_refs_roundtrip(text: str, ref: ToolRef) -> None:
         ("nika:Read", "snake_case"),
         ("nika:", "snake_case"),
         ("nika:a//b", "snake_case"),
-        ("mcp:Browser/x", "kebab-case"),
-        ("mcp:/x", "kebab-case"),
+        ("mcp:Browser/x", "lowercase letters, digits and '-'"),
+        ("mcp:/x", "lowercase letters, digits and '-'"),
+        ("mcp:-srv/x", "lowercase letters, digits and '-'"),
         ("mcp:browser/", "tool segment"),
         ("mcp:browser/tab/open", "tool segment"),
         ("nika:${{ inputs.t }}", "templated"),

@@ -46,6 +46,12 @@ def test_default_location_is_read(tmp_path: Path) -> None:
     assert registry.path == tmp_path / ".nika" / "mcp.json"
 
 
+def test_a_server_name_may_start_with_a_digit() -> None:
+    # `mcp:21st/<tool>` is a valid tool reference, so its server must be declarable
+    registry = _parse({"mcpServers": {"21st": {"command": "srv"}}})
+    assert list(registry.servers) == ["21st"]
+
+
 def test_env_var_overrides_default_and_explicit_overrides_env(tmp_path: Path) -> None:
     _write(tmp_path / ".nika" / "mcp.json", {"mcpServers": {"a": {"command": "a"}}})
     from_env = _write(tmp_path / "env.json", {"mcpServers": {"b": {"command": "b"}}})

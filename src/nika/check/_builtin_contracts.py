@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from nika.syntax import fetch_args
 from nika.syntax.durations import DurationError, parse_duration
+from nika.syntax.json_schema import schema_problem
 
 Report = Callable[[str, str, str | None], None]
 Contract = Callable[[Mapping[str, Any], Report], None]
@@ -226,8 +227,53 @@ def _fetch(a: Mapping[str, Any], r: Report) -> None:
         r(B, "`mode: jq` needs a `jq:` expression", "mode")
     if mode == "selector" and "selector" not in a:
         r(B, "`mode: selector` needs a `selector:` CSS selector", "mode")
+    if "selector" in a and _literal(mode) and mode != "selector":
+        r(B, f"`selector:` applies only with `mode: selector` (the mode is {mode})", "selector")
+    if "multipart" in a:
+        _multipart(a["multipart"], r)
     if "traverse" in a:
         _traverse(a, method, r)
+
+
+def _multipart(parts: Any, r: Report) -> None:
+    """Each part is text `{name, value}` XOR file `{name, path, filename?, content_type?}`."""
+    if isinstance(parts, str) and not _literal(parts):
+        return  # one `${{ }}` for the whole list: judged at run
+    most = fetch_args.MAX_PARTS
+    if not isinstance(parts, list):
+        r(B, "`multipart:` is a list of `{name, value}` or `{name, path}` parts", "multipart")
+        return
+    if len(parts) > most:
+        r(B, f"`multipart:` has {len(parts)} parts; the cap is {most}", "multipart")
+    for i, part in enumerate(parts):
+        where = f"`multipart[{i}]`"
+        if isinstance(part, str) and not _literal(part):
+            continue
+        if not isinstance(part, Mapping):
+            r(B, f"{where} is a `{{name, value}}` or `{{name, path}}` map", "multipart")
+            continue
+        kinds = [k for k in ("value", "path") if k in part]
+        if len(kinds) != 1:
+            fix = "split it into two parts" if kinds else "add the one it carries"
+            got = "both `value:` and `path:`" if kinds else "neither `value:` nor `path:`"
+            r(
+                B,
+                f"{where} has {got}; a part is text (`value:`) XOR a file (`path:`) — {fix}",
+                "multipart",
+            )
+            continue
+        kind = "file" if kinds == ["path"] else "text"
+        allowed = fetch_args.MULTIPART_FILE if kind == "file" else fetch_args.MULTIPART_TEXT
+        extra = sorted(str(k) for k in part if k not in allowed)
+        if extra:
+            r(
+                B,
+                f"{where}: unknown key(s) {', '.join(extra)} for a {kind} part; its keys are "
+                f"{', '.join(allowed)}",
+                "multipart",
+            )
+        if "name" not in part:
+            r(B, f"{where} needs a `name:` (the form field)", "multipart")
 
 
 def _traverse(a: Mapping[str, Any], method: Any, r: Report) -> None:
@@ -362,6 +408,18 @@ def _inspect(a: Mapping[str, Any], r: Report) -> None:
     _enum(a, "view", ("cost", "records", "dag_info", "threads"), r, code)
 
 
+def _validate(a: Mapping[str, Any], r: Report) -> None:
+    _fixed(("data", "schema"), format=("json", "yaml"))(a, r)
+    schema = a.get("schema")
+    problem = schema_problem(schema) if isinstance(schema, Mapping) else None
+    if problem is not None:
+        r(
+            "NIKA-BUILTIN-VALIDATE-001",
+            f"`schema:` is not a valid JSON Schema: {problem}; fix the schema",
+            "schema",
+        )
+
+
 def _fixed(
     required: tuple[str, ...], allowed: tuple[str, ...] | None = None, **enums: tuple[Any, ...]
 ) -> Contract:
@@ -389,7 +447,7 @@ CONTRACTS: Final[Mapping[str, Contract]] = {
     "nika:grep": _fixed(("pattern",)),
     "nika:jq": _fixed(("expression",), ("expression", "input")),
     "nika:json_diff": _fixed(("before", "after")),
-    "nika:validate": _fixed(("data", "schema"), format=("json", "yaml")),
+    "nika:validate": _validate,
     "nika:json_merge_patch": _fixed(("target", "patch")),
     "nika:convert": _convert,
     "nika:uuid": _fixed((), ("version",), version=("v4", "v7")),

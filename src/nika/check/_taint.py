@@ -11,9 +11,8 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from nika.check._flow import Source, Unresolved, is_untrusted, resolve, sources
@@ -24,9 +23,6 @@ from nika.errors import NikaError
 from nika.netfloor import code_bearing_class
 from nika.syntax.model import ExecBody, InvokeBody, KeyPath, Task
 
-_VERSIONED: Final = re.compile(r"(\.[0-9]+)+\Z")
-_NATIVE: Final = (".so", ".dylib")
-
 
 def code_class(url: str) -> str | None:
     """The data-as-code class of a URL (10 §data-as-code): the path is decoded exactly
@@ -35,12 +31,7 @@ def code_class(url: str) -> str | None:
         path = unquote(urlsplit(url.strip()).path)
     except ValueError:
         return None
-    klass = code_bearing_class(path)
-    if klass is not None:
-        return klass
-    last = path.rsplit("/", 1)[-1].lower()
-    stripped = _VERSIONED.sub("", last)
-    return "executable" if stripped != last and stripped.endswith(_NATIVE) else None
+    return code_bearing_class(path)
 
 
 def run(ctx: CheckContext, judge: PermitJudge) -> Iterator[NikaError]:

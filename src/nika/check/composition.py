@@ -1,8 +1,8 @@
 """Rung: parent→child composition (`invoke: { workflow: }` · spec 14).
 
 Law 1 (static target · `NIKA-COMP-001`), law 7 (acyclic call graph · `NIKA-COMP-003`),
-law 2 (typed call · `NIKA-COMP-004`) and a first cut of laws 3/4 (the child's exec
-and effectful-tool reach must sit inside the parent's declared boundary ·
+law 2 (typed call · `NIKA-COMP-004`) and laws 3/4 (every effect the child's body needs
+must sit inside its own `permits:` ∩ the parent's — the boundary it runs under ·
 `NIKA-COMP-002`). Children are read from disk relative to the declaring file's
 directory — the one place `check` opens a workflow other than its input — and only when
 they resolve to a regular file, never past the 1 MiB document cap. Under
@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from nika.check._builtin_contracts import EFFECTFUL
 from nika.check.context import CheckContext, Finding
+from nika.check.effects import infer_effects
+from nika.check.judge import PermitJudge
 from nika.check.side_files import Unreadable, read_capped
 from nika.errors import NikaError
-from nika.syntax.globs import Whitelist
 from nika.syntax.loader import MAX_DOCUMENT_BYTES, load_document
-from nika.syntax.model import ExecBody, InvokeBody, Permits, Task, Workflow, build_workflow
+from nika.syntax.model import InvokeBody, Task, Workflow, build_workflow
 from nika.syntax.subtype import is_subtype
 from nika.syntax.typefit import conforms
 from nika.syntax.types import MapOf, ObjectOf, TypeExpr, render
@@ -81,7 +81,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 at,
             )
         yield from _typed_call(ctx, task, body, child)
-        yield from _containment(ctx, task, child)
+        yield from _containment(ctx, task, target, child)
 
 
 def _static_problem(target: str) -> str | None:
@@ -213,46 +213,29 @@ def _returns_problem(child: Workflow, want: TypeExpr) -> str | None:
     return None
 
 
-def _containment(ctx: CheckContext, task: Task, child: Workflow) -> Iterator[NikaError]:
-    parent = ctx.workflow.permits
-    for reach in _reaches(child):
-        if not _granted(parent, reach):
-            yield ctx.error(
-                "NIKA-COMP-002",
-                f"task `{task.id}` calls a child that needs {reach}, outside this "
-                "workflow's `permits:`; "
-                "a child never gains authority its parent lacks — grant it here or narrow "
-                "the child",
-                (*task.path, "invoke", "workflow"),
-            )
-
-
-def _reaches(child: Workflow) -> list[str]:
-    out: set[str] = set()
-    for t in child.tasks.values():
-        if isinstance(t.body, ExecBody):
-            prog = t.body.command[0] if t.body.command else None
-            out.add(
-                f"exec `{prog}`"
-                if isinstance(prog, str) and "${{" not in prog
-                else "exec (any program)"
-            )
-        elif isinstance(t.body, InvokeBody) and t.body.tool is not None:
-            tool = t.body.tool
-            if tool.startswith("mcp:") or tool in EFFECTFUL:
-                out.add(f"tool `{tool}`")
-    return sorted(out)
-
-
-def _granted(permits: Permits | None, reach: str) -> bool:
-    if permits is None:
-        return False
-    name = reach.split("`")[1] if "`" in reach else None
-    if reach.startswith("exec"):
-        if permits.exec is True:
-            return True
-        return isinstance(permits.exec, tuple) and name is not None and name in permits.exec
-    try:
-        return name is not None and Whitelist.compile(permits.tools or ()).allows(name)
-    except NikaError:
-        return False
+def _containment(
+    ctx: CheckContext, task: Task, target: str, child: Workflow
+) -> Iterator[NikaError]:
+    """Laws 3/4: the child runs under its own `permits:` ∩ this workflow's — every effect
+    its body needs must fit both (a child never gains authority its parent lacks)."""
+    levels = (
+        (PermitJudge.from_workflow(child), "the child's own `permits:`"),
+        (PermitJudge.from_workflow(ctx.workflow), "this workflow's `permits:`"),
+    )
+    at = (*task.path, "invoke", "workflow")
+    seen: set[tuple[str, str]] = set()
+    for effect in infer_effects(child):
+        whose = next((who for judge, who in levels if not judge.admits(effect)), None)
+        if whose is None or (effect.label, whose) in seen:
+            continue
+        seen.add((effect.label, whose))
+        yield ctx.error(
+            "NIKA-COMP-002",
+            f"task `{task.id}` calls {target!r}, whose task `{effect.task}` needs "
+            f"{effect.label}, outside {whose}; a child runs under its own permits ∩ its "
+            "caller's and never gains authority its parent lacks — grant it in both, or "
+            "narrow the child",
+            at,
+            effect=effect.kind,
+            target=effect.target,
+        )

@@ -315,6 +315,59 @@ class PermitJudge:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class NestedJudge:
+    """A child workflow's boundary under its callers' (spec 14 law 3: Authority(child) ⊆
+    Authority(parent) ∩ declared): an effect must fit the child's own `permits:` and
+    every caller's, innermost first. A caller's refusal keeps its code (`NIKA-SEC-004` at
+    run) and says whose boundary it is."""
+
+    own: PermitJudge
+    callers: tuple[PermitJudge, ...]
+
+    @classmethod
+    def under(cls, own: PermitJudge, caller: PermitJudge | NestedJudge) -> NestedJudge:
+        """`own` nested in `caller` (itself possibly a child of another workflow)."""
+        if isinstance(caller, NestedJudge):
+            return cls(own, (caller.own, *caller.callers))
+        return cls(own, (caller,))
+
+    @property
+    def env(self) -> frozenset[str] | None:
+        """The env passthrough every level grants (None when one level grants none)."""
+        out = self.own.env
+        for caller in self.callers:
+            out = None if out is None or caller.env is None else out & caller.env
+        return out
+
+    def judge(self, effect: Effect) -> NikaError | None:
+        """`None` when every level admits `effect`, else the innermost refusal."""
+        refusal = self.own.judge(effect)
+        if refusal is not None:
+            return refusal
+        for caller in self.callers:
+            refusal = caller.judge(effect)
+            if refusal is not None:
+                return NikaError(
+                    refusal.code,
+                    f"{refusal.detail} — in the calling workflow's permits: a child runs under "
+                    "its own permits ∩ its caller's, and never gains authority its caller lacks",
+                    details={**refusal.details, "boundary": "caller"},
+                )
+        return None
+
+    def admits(self, effect: Effect) -> bool:
+        """Does every level admit `effect`?"""
+        return self.judge(effect) is None
+
+    def loopback_hosts(self) -> frozenset[str]:
+        """The loopback literals every level declassified."""
+        out = self.own.loopback_hosts()
+        for caller in self.callers:
+            out &= caller.loopback_hosts()
+        return out
+
+
 def grant_for(effect: Effect) -> tuple[str, str]:
     """The category an effect needs and the exact YAML line that grants it."""
     t = effect.target

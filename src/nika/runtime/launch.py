@@ -293,7 +293,7 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
         )
 
         async def child(path: Path, args: Mapping[str, Any], unit: UnitAttempt,
-                        depth: int = 1, into: EventBus = bus) -> Any:
+                        depth: int = 1, into: EventBus = bus, caller: PermitGate = gate) -> Any:
             if depth > MAX_DEPTH:
                 raise NikaError("NIKA-SEC-003", f"child workflow {str(path)!r} nests deeper "
                                 f"than {MAX_DEPTH} levels; break the recursion",
@@ -308,7 +308,7 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
             sub = _model(source, str(path))
             # The child's frames join the invoking run's bus (`into`), nested under `unit`.
             child_bus = EventBus(sinks=[ChildFrames(into, unit)], clock=bus.clock, mask=mask)
-            sub_gate = PermitGate(sub, child_bus)
+            sub_gate = PermitGate(sub, child_bus, caller=caller)  # own permits ∩ the caller's
             sub_services = dataclasses.replace(
                 services, workflow=sub, workflow_dir=path.parent.resolve(), gate=sub_gate,
                 tools=tools_for(sub, sub_gate, child_bus),
@@ -316,7 +316,7 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
             outcome = await Runner(
                 sub_services, inputs=bind_inputs(sub.inputs, args, env),
                 concurrency=options.concurrency,
-                child=lambda p, a, u: child(p, a, u, depth + 1, child_bus),
+                child=lambda p, a, u: child(p, a, u, depth + 1, child_bus, sub_gate),
             ).run()
             if outcome.state != "success":
                 failed = next((r.error for r in outcome.records.values()

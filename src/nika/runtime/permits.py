@@ -11,16 +11,20 @@ own fs/net effects through the same judge.
 from __future__ import annotations
 
 from nika.check.effects import SHELL, Effect
-from nika.check.judge import DANGEROUS_ENV_VARS, PermitJudge
+from nika.check.judge import DANGEROUS_ENV_VARS, NestedJudge, PermitJudge
 from nika.runtime.bus import EventBus
 from nika.syntax.model import Workflow
 
 
 class PermitGate:
-    """Implements `EffectGate` over one workflow's `PermitJudge`."""
+    """Implements `EffectGate` over one workflow's `PermitJudge` — for a child workflow,
+    nested in its caller's gate (its own permits ∩ the caller's, spec 14 law 3)."""
 
-    def __init__(self, workflow: Workflow, bus: EventBus) -> None:
-        self.judge = PermitJudge.from_workflow(workflow)
+    def __init__(self, workflow: Workflow, bus: EventBus, *,
+                 caller: PermitGate | None = None) -> None:
+        own = PermitJudge.from_workflow(workflow)
+        self.judge: PermitJudge | NestedJudge = (
+            own if caller is None else NestedJudge.under(own, caller.judge))
         self._bus = bus
 
     def exec_program(self, task: str, program: str, *, shell: bool) -> None:

@@ -8,7 +8,9 @@ from typing import Any, Final
 
 from nika.syntax import fields
 from nika.syntax._shape import KeyPath, Shape, show
+from nika.syntax.json_schema import schema_problem
 from nika.syntax.model import AgentBody, Body, ExecBody, InferBody, InvokeBody, TaskId, Verb
+from nika.syntax.toolref import MCP_SERVER, MCP_TOOL
 
 INFER_FIELDS: Final = (
     "prompt",
@@ -36,7 +38,9 @@ AGENT_FIELDS: Final = (
 CAPTURES: Final = ("stdout", "stderr", "combined", "structured")
 DECODES: Final = ("text", "json", "jsonl", "bytes")
 _NIKA_TOOL: Final = re.compile(r"^nika:[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)*$")
-_MCP_TOOL: Final = re.compile(r"^mcp:[a-z][a-z0-9-]*/[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$")
+_MCP_TOOL: Final = re.compile(
+    rf"^mcp:{MCP_SERVER.pattern}/{MCP_TOOL.pattern}(/{MCP_TOOL.pattern})*$"
+)
 
 
 def build_body(shape: Shape, verb: Verb, raw: Any, at: KeyPath, tid: TaskId) -> Body | None:
@@ -91,11 +95,18 @@ def _schema(
     if "schema" not in raw:
         return None
     value = raw["schema"]
-    return (
-        value
-        if shape.mapping(value, (*at, "schema"), f"`schema:` of {what} (a JSON Schema object)")
-        else None
-    )
+    if not shape.mapping(value, (*at, "schema"), f"`schema:` of {what} (a JSON Schema object)"):
+        return None
+    problem = schema_problem(value)
+    if problem is not None:
+        shape.report(
+            "NIKA-PARSE-019",
+            f"`schema:` of {what} is not a valid JSON Schema: {problem}; fix the schema "
+            "(JSON Schema 2020-12 unless `$schema` names another draft)",
+            (*at, "schema"),
+        )
+        return None
+    return value if isinstance(value, Mapping) else None
 
 
 def _knobs(shape: Shape, raw: Mapping[str, Any], at: KeyPath, verb: str) -> None:

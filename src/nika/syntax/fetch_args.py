@@ -34,5 +34,14 @@ EXTRACT_MODES: Final = (
 TRAVERSE_EXCLUDES: Final = ("mode", "selector", "jq", *PAYLOADS)
 """The args a `traverse:` crawl cannot be combined with."""
 
+MULTIPART_TEXT: Final = ("name", "value")
+"""The keys of a text part of `multipart:`."""
+
+MULTIPART_FILE: Final = ("name", "path", "filename", "content_type")
+"""The keys of a file part of `multipart:` (its `path` rides the fs.read boundary)."""
+
+MAX_PARTS: Final = 64
+"""The most parts one `multipart:` body carries."""
+
 MAX_PAGES: Final = 25
 """The ceiling of `traverse.max_pages` (the floor is 1)."""

@@ -19,7 +19,9 @@ Namespace = Literal["nika", "mcp"]
 
 NAMESPACES: Final = ("mcp", "nika")
 BUILTIN_SEGMENT: Final = re.compile(r"[a-z][a-z0-9_]*")
-MCP_SERVER: Final = re.compile(r"[a-z][a-z0-9-]*")
+MCP_SERVER: Final = re.compile(r"[a-z0-9][a-z0-9-]*")
+"""A server segment: lowercase letters, digits and `-`, not starting with `-` (`mcp:21st/x`
+is valid — the published workflow schema's pattern)."""
 MCP_TOOL: Final = re.compile(r"[A-Za-z0-9_-]+")
 
 _CODE: Final = "NIKA-PARSE-019"
@@ -78,7 +80,8 @@ def parse_tool_ref(text: str) -> ToolRef:
                       f'the mcp: form requires the slash: "mcp:{path}/<tool>"')
     if not MCP_SERVER.fullmatch(server):
         raise _refuse(text, f"has the server segment {server!r}",
-                      "server names are kebab-case ([a-z][a-z0-9-]*)")
+                      "server names are lowercase letters, digits and '-' "
+                      "([a-z0-9][a-z0-9-]*)")
     if not MCP_TOOL.fullmatch(tool):
         raise _refuse(text, f"has the tool segment {tool!r}",
                       "tool names are [A-Za-z0-9_-]+, one segment after the server")

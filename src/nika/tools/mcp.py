@@ -39,6 +39,7 @@ from mcp_types import CallToolResult
 
 from nika.agent.seams import ToolDefinition, ToolFailure, ToolName, ToolResult
 from nika.errors import NikaError
+from nika.syntax.toolref import MCP_SERVER, MCP_TOOL
 from nika.tools._mcp_connection import Connection, Limits
 from nika.tools._mcp_errors import CALL_FAILED, SERVER_DOWN
 from nika.tools._mcp_render import canonical_json, render, truncate
@@ -50,7 +51,7 @@ log = logging.getLogger("nika.tools.mcp")
 DEFAULT_MAX_RESULT_BYTES: Final = 64 * 1024
 """The default cap on a result's text fed back to a model, in UTF-8 bytes."""
 
-NAME_RE: Final = re.compile(r"^mcp:([a-z][a-z0-9-]*)/([A-Za-z0-9_-]+)$")
+NAME_RE: Final = re.compile(rf"^mcp:({MCP_SERVER.pattern})/({MCP_TOOL.pattern})$")
 """An MCP tool reference (spec 02 §tool reference grammar): server, then tool."""
 
 _TOOL_RE: Final = re.compile(r"^[A-Za-z0-9_-]+$")

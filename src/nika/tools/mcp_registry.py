@@ -32,10 +32,11 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from nika.errors import NikaError
+from nika.syntax.toolref import MCP_SERVER
 
 ENV_VAR: Final = "NIKA_MCP_CONFIG"
 DEFAULT_PATH: Final = Path(".nika") / "mcp.json"
-SERVER_NAME_RE: Final = re.compile(r"^[a-z][a-z0-9-]*$")
+SERVER_NAME_RE: Final = re.compile(rf"^{MCP_SERVER.pattern}$")
 _REF_RE: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _STDIO_KEYS: Final = frozenset({"command", "args", "env", "cwd"})
 _HTTP_KEYS: Final = frozenset({"url", "headers"})
@@ -186,7 +187,7 @@ def _server(
         raise _malformed(
             path,
             f"names {where}, which cannot appear in mcp:<server>/<tool>; "
-            "rename it to lowercase letters, digits and '-', starting with a letter",
+            "rename it to lowercase letters, digits and '-', not starting with '-'",
         )
     if not isinstance(entry, dict):
         raise _malformed(path, f"gives {where} a {type(entry).__name__}; it must be an object")

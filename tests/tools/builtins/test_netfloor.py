@@ -122,6 +122,15 @@ async def test_resolve_and_check_judges_every_answer_and_reports_no_answer(
         ("/dir/", None),
         ("/archive.tar.gz", None),
         ("/py", None),
+        # pickle-loading spellings: every family member, compressed ones seen through
+        ("/d/frame.PICKLE", "serialized-executable"),
+        ("/d/obj.dill", "serialized-executable"),
+        ("/m/model.joblib.z", "serialized-executable"),
+        ("/m/model.pkl.gz", "serialized-executable"),
+        ("/m/weights.ckpt.zip", "serialized-executable"),
+        ("/d/frame.pkl.zst#x", "serialized-executable"),
+        ("/d/notes.txt.gz", None),
+        ("/lib/libx.so.1.2.3", "executable"),
     ],
 )
 def test_code_bearing_class(path: str, klass: str | None) -> None:

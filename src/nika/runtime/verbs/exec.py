@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from nika.check.blocklist import refuse_argv, refuse_blocked
 from nika.errors import NikaError
 from nika.runtime.services import RunServices
-from nika.runtime.verbs.blocklist import inline_script, refuse_blocked
 from nika.runtime.verbs.childenv import compose_env
 from nika.syntax.binding import interpolate
 from nika.syntax.model import ExecBody, Task
@@ -49,9 +49,7 @@ async def run_exec(
                             "empty program; name the program as its first element",
                             details={"task": task.id})
         services.gate.exec_program(task.id, argv[0], shell=False)
-        script = inline_script(argv)
-        if script is not None:
-            refuse_blocked(task.id, script)
+        refuse_argv(task.id, argv)
         line = None
     else:
         line = _text(interpolate(body.shell or "", env))

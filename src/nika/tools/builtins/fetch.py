@@ -23,7 +23,6 @@ from nika.tools.builtins._crawl import crawl
 from nika.tools.builtins._http import Outgoing, Response, network_error, request, status_error
 from nika.tools.builtins._paths import judged
 
-_MAX_PARTS: Final = 64
 _MAX_MULTIPART: Final = 32 * 1024 * 1024
 
 
@@ -79,9 +78,9 @@ def _form_value(value: Any) -> str:
 def _multipart(args: Mapping[str, Any], ctx: Context) -> tuple[bytes, str]:
     """Encode the `multipart:` parts (file parts read through the fs.read judge)."""
     parts = args["multipart"]
-    if len(parts) > _MAX_PARTS:
+    if len(parts) > fetch_args.MAX_PARTS:
         raise _arg_error(
-            f"`multipart:` has {len(parts)} parts; the cap is {_MAX_PARTS}", "multipart"
+            f"`multipart:` has {len(parts)} parts; the cap is {fetch_args.MAX_PARTS}", "multipart"
         )
     boundary = f"nika-{std_uuid.UUID(bytes=ctx.random_bytes(16)).hex}"
     out = bytearray()

@@ -12,8 +12,8 @@ from typing import Any
 
 import jsonschema
 import yaml
-from jsonschema.exceptions import SchemaError
 
+from nika.syntax.json_schema import schema_problem
 from nika.tools.builtins._base import Builtin, Context, fail, obj
 
 VALIDATE_001 = "NIKA-BUILTIN-VALIDATE-001"
@@ -51,15 +51,10 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
             f"`schema:` is a {type(schema).__name__}; a JSON Schema is an object (or a boolean)",
         )
     cls = jsonschema.validators.validator_for(schema)
-    try:
-        if isinstance(schema, dict):  # a boolean schema is valid by definition
-            cls.check_schema(schema)
-    except SchemaError as err:
-        raise fail(
-            VALIDATE_001,
-            f"`schema:` is not a valid JSON Schema: {err.message} (at "
-            f"{_pointer(err.path) or '/'}); fix the schema",
-        ) from None
+    # a boolean schema is valid by definition; an object is judged as the check judges it
+    problem = schema_problem(schema, resolved=True) if isinstance(schema, dict) else None
+    if problem is not None:
+        raise fail(VALIDATE_001, f"`schema:` is not a valid JSON Schema: {problem}; fix the schema")
     data = args["data"]
     if args.get("format", "json") == "yaml":
         if not isinstance(data, str):
