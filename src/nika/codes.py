@@ -68,6 +68,7 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-BUILTIN-WRITE-001": CodeInfo("tool_error", False, "nika:write IO failure or a missing parent"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-WRITE-002": CodeInfo("tool_error", False, "nika:write overwrite: false and the path exists"),  # stdlib builtins-v0.1
     "NIKA-CANCEL-001": CodeInfo("cancelled", False, "task cancelled"),
+    "NIKA-CLI-001": CodeInfo("validation_error", False, "a nika run argument is unusable (a --report target that cannot be written)"),  # engine addition
     "NIKA-COMP-001": CodeInfo("validation_error", False, "an invoke: workflow: target is not statically resolvable"),
     "NIKA-COMP-002": CodeInfo("security_error", False, "the child workflow's effect boundary exceeds Authority"),
     "NIKA-COMP-003": CodeInfo("validation_error", False, "the static call graph is not acyclic"),

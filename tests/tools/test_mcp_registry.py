@@ -147,7 +147,7 @@ def test_missing_env_reference_names_the_variable_not_a_value() -> None:
 @pytest.mark.parametrize(
     ("doc", "needle"),
     [
-        ("{not json", "not valid JSON (line 1"),
+        ("{not json", "not valid JSON: Expecting property name enclosed in double quotes (line 1"),
         ({"servers": {}}, '"mcpServers"'),
         ({"mcpServers": []}, '"mcpServers"'),
         ({"mcpServers": {"Bad_Name": {"command": "x"}}}, "rename it"),

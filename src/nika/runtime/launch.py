@@ -1,8 +1,10 @@
 """`nika run`: check first, then execute, then report — the one entry point the CLI calls.
 
-A workflow the check refuses never starts and spends zero tokens: the verdict is printed and
-the exit status is 1. Launch refusals (an undeclared `--var`, a missing required input, an
-unreadable secret) stop before the first event as well. A started run streams its events
+Every argument is judged before anything runs (`preflight.py`): an unusable `--report` target,
+an unknown `--model` provider, a missing or malformed MCP registry, an undeclared `--var` or a
+missing required input is exit 2 with its code, and no task starts. A workflow the check
+refuses never starts and spends zero tokens: the verdict is printed and the exit status is 1;
+so is an unreadable secret store. A started run streams its events
 (`--json`: NDJSON on stdout; otherwise human progress on stderr and the `outputs` object on
 stdout), writes `--report` when asked, and exits 0 (success) · 1 (failure) · 130 (SIGINT) ·
 75 (paused: a prompt awaits `--resume --answer`, see `pause`).
@@ -36,6 +38,7 @@ from nika.check.graph import derive
 from nika.check.render import render_human
 from nika.errors import NikaError
 from nika.providers import resolve_provider
+from nika.runtime import preflight
 from nika.runtime.bus import EventBus, EventSink
 from nika.runtime.events import UnitAttempt
 from nika.runtime.journal import TRACE_DIR, JournalSink, manifest
@@ -114,6 +117,13 @@ def run_command(options: RunOptions, streams: Streams,
     journal (17); `extra_sinks` are attached to the bus after it."""
     env = dict(os.environ if environ is None else environ)
     try:
+        named = preflight.arguments(
+            preflight.Arguments(options.file, options.report, options.model, options.mcp_config),
+            env, Path.cwd())
+    except NikaError as exc:  # the report target itself may be what is wrong: none written
+        streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
+        return EXIT_USAGE
+    try:
         source = options.file.read_bytes()
     except OSError as exc:
         streams.err.write(f"nika run: cannot read {str(options.file)!r}: {exc.strerror or exc}\n")
@@ -127,11 +137,19 @@ def run_command(options: RunOptions, streams: Streams,
     workflow = _model(source, str(options.file))
     try:
         inputs = bind_inputs(workflow.inputs, dict(parse_var(v) for v in options.vars), env)
+        registry = named
+        if _uses_mcp(workflow) and registry is None:
+            registry = load_registry(Path.cwd(), environ=env)
+    except NikaError as exc:
+        streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
+        _write_report(options, refused_report([exc], Masker()))
+        return EXIT_USAGE
+    try:
         secrets = resolve_secrets(workflow.secrets, environ=env, base_dir=options.file.parent)
     except NikaError as exc:
         streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         _write_report(options, refused_report([exc], Masker()))
-        return EXIT_USAGE if exc.code.startswith("NIKA-INPUT") else EXIT_FAILURE
+        return EXIT_FAILURE
     try:
         answers = prompt_answers(options.answers, workflow)
         plan = _plan(options, workflow)
@@ -152,8 +170,9 @@ def run_command(options: RunOptions, streams: Streams,
                               else ProgressSink()]
     sinks += [make(journal) for make in extra_sinks]
     bus = EventBus(sinks=sinks, mask=mask)
+    mcp_servers = registry if _uses_mcp(workflow) else None
     result = asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env, replay,
-                              answers))
+                              answers, mcp_servers))
     bus.close()
     _write_report(options, build_report(result, log.entries, mask, bus.failures))
     if options.output == "json":
@@ -252,19 +271,10 @@ def _uses_mcp(workflow: Workflow) -> bool:
     return False
 
 
-def _registry(options: RunOptions, env: Mapping[str, str]) -> McpRegistry | None:
-    try:
-        return load_registry(Path.cwd(), explicit=options.mcp_config, environ=env)
-    except NikaError:
-        # A broken registry matters only to a task that calls an MCP tool; that task
-        # fails with NIKA-MCP-001 / NIKA-INVOKE-001 naming the server.
-        return None
-
-
 async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any],
                secrets: Mapping[str, str], mask: Masker, bus: EventBus,
-               env: Mapping[str, str], replay: Replay, answers: Mapping[str, str]) -> RunResult:
-    registry = _registry(options, env) if _uses_mcp(workflow) else None
+               env: Mapping[str, str], replay: Replay, answers: Mapping[str, str],
+               registry: McpRegistry | None) -> RunResult:
     async with contextlib.AsyncExitStack() as stack:
         mcp: McpExecutor | None = None
         if registry is not None:

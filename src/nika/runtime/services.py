@@ -14,6 +14,7 @@ from typing import Protocol
 
 from nika.agent.config import AgentConfig
 from nika.agent.seams import Provider, ToolDefinition, ToolExecutor
+from nika.errors import NikaError
 from nika.runtime.bus import EventBus
 from nika.runtime.secrets import Masker
 from nika.syntax.model import Workflow
@@ -37,6 +38,32 @@ class McpServers(Protocol):
     async def load_definitions(
         self, servers: Collection[str] | None = None
     ) -> tuple[ToolDefinition, ...]: ...
+
+    @property
+    def failures(self) -> Mapping[str, NikaError]:
+        """Servers that could not be used, by name, each with why (`NIKA-MCP-*`)."""
+        ...
+
+
+def servers_down(
+    failures: Mapping[str, NikaError], servers: Collection[str], task: str, needs: str
+) -> NikaError | None:
+    """The error for a task that `needs` (says why) MCP servers of which some are down: the
+    first down server's own error (code, why, stderr tail), naming the task and every down
+    server; None when all of `servers` are up."""
+    down = sorted(s for s in servers if s in failures)
+    if not down:
+        return None
+    first = failures[down[0]]
+    listed = ", ".join(repr(s) for s in down)
+    return NikaError(
+        first.code,
+        f"task {task!r} {needs} MCP server(s) {listed}, and {down[0]!r} is unavailable: "
+        f"{first.detail}",
+        category=first.category,
+        transient=first.transient,
+        details={**first.details, "task": task, "servers_down": down},
+    )
 
 
 ToolsFactory = Callable[[str], ToolExecutor]

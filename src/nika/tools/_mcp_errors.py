@@ -213,9 +213,10 @@ def translate(
         call_timeout=call_timeout,
         start_timeout=start_timeout,
     )
+    details = {"server": server} if tool is None else {"server": server, "tool": tool}
     if tail and row.code == SERVER_DOWN:
         detail += f". Its stderr ended with: {tail}"
-    details = {"server": server} if tool is None else {"server": server, "tool": tool}
+        details["stderr_tail"] = mask(tail, secrets)
     error = NikaError(row.code, mask(detail, secrets), transient=row.transient, details=details)
     return Translated(error=error, lost=row.lost)
 

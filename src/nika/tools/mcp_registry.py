@@ -157,7 +157,7 @@ def parse_registry(
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _malformed(
-            path, f"is not valid JSON (line {exc.lineno}, column {exc.colno})"
+            path, f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("mcpServers"), dict):
         raise _malformed(path, 'needs a top-level object {"mcpServers": {<name>: {...}}}')

@@ -21,9 +21,10 @@ from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError
 from nika.runtime.events import AgentFrames, UnitAttempt
-from nika.runtime.services import EffectGate, RunServices
+from nika.runtime.services import EffectGate, RunServices, servers_down
 from nika.runtime.verbs.infer import knob, resolve_model, text_field
 from nika.syntax.binding import interpolate
+from nika.syntax.globs import glob_match
 from nika.syntax.model import AgentBody, Task
 
 
@@ -78,6 +79,23 @@ def _skills(task: Task, paths: Sequence[str], workflow_dir: Path) -> str | None:
     return "## Skills\n\n" + "\n\n---\n\n".join(sections) if sections else None
 
 
+def _needs_up(
+    task: Task, whitelist: Sequence[str], servers: set[str] | None,
+    failures: Mapping[str, NikaError], universe: ToolExecutor,
+) -> None:
+    """Refuse to run an agent without a server its whitelist needs: one it names outright,
+    or — for a pattern over every server — any that is down while a pattern matches nothing.
+    Left alone, the loop would run with a smaller universe (or none) and could end "success"."""
+    if servers is None:
+        names = [d.name for d in universe.definitions()]
+        empty = any(not any(glob_match(p, n) for n in names)
+                    for p in whitelist if not p.startswith("!"))
+        servers = set(failures) if empty else set()
+    error = servers_down(failures, servers, task.id, "has a `tools:` whitelist that needs")
+    if error is not None:
+        raise error
+
+
 async def run_agent_task(
     task: Task, body: AgentBody, env: Mapping[str, Any], services: RunServices,
     timeout: float | None, notes: dict[str, Any], unit: UnitAttempt,
@@ -97,12 +115,14 @@ async def run_agent_task(
         schema=interpolate(body.schema, env) if body.schema is not None else None,
         extra_system=_skills(task, body.skills, services.workflow_dir),
     )
-    if services.mcp is not None and body.tools:
+    universe = services.tools(task.id) if body.tools else None
+    if services.mcp is not None and universe is not None:
         servers = reachable_servers(body.tools)
         if servers is None or servers:
             await services.mcp.load_definitions(servers)
+            _needs_up(task, body.tools, servers, services.mcp.failures, universe)
     frames = AgentFrames(services.bus, unit, notes)
-    tools = GatedExecutor(services.tools(task.id), services.gate, task.id) if body.tools else None
+    tools = GatedExecutor(universe, services.gate, task.id) if universe is not None else None
     result = await run_agent(
         spec,
         provider=services.providers.get(model, timeout),

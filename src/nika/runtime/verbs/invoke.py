@@ -22,7 +22,7 @@ from nika.agent.seams import ToolDefinition, ToolExecutor, ToolResult
 from nika.errors import NikaError
 from nika.runtime.events import UnitAttempt
 from nika.runtime.pause import PauseRequested, prompt_payload
-from nika.runtime.services import RunServices
+from nika.runtime.services import RunServices, servers_down
 from nika.syntax.binding import interpolate
 from nika.syntax.model import InvokeBody, Task
 from nika.tools.builtins.prompt import PROMPT_001, supplied_answer
@@ -119,6 +119,9 @@ async def _definition(
         server = name[len("mcp:"):].split("/", 1)[0]
         await services.mcp.load_definitions({server})
         found = _find(tools, name)
+        down = servers_down(services.mcp.failures, {server}, task.id, f"invokes {name}, so needs")
+        if found is None and down is not None:
+            raise down
     if found is None:
         raise NikaError(
             "NIKA-INVOKE-001",
