@@ -31,6 +31,7 @@ def test_admitted(pattern: str) -> None:
         ("[abc", "unterminated"),
         ("*a", "nothing to repeat"),
         ("(a", "does not compile"),
+        ("[[]", "unescaped '[' inside a character class"),
     ],
 )
 def test_refused_with_the_construct_named(pattern: str, names: str) -> None:

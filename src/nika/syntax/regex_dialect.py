@@ -42,6 +42,10 @@ def _scan(p: str) -> str | None:
             prev_quantifiable = True
             continue
         if in_class:
+            if c == "[":
+                # Rust/RE2 read it as a nested set, Python as a literal (and warns): no one
+                # meaning, so the portable spelling is the escape.
+                return f"an unescaped '[' inside a character class at offset {i}; write '\\['"
             if c == "]":
                 in_class = False
                 prev_quantifiable = True
