@@ -17,6 +17,7 @@ from nika import __version__
 
 if TYPE_CHECKING:
     from nika.runtime.launch import SinkFactory
+    from nika.runtime.trace import Verdict as TraceVerdict
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -220,16 +221,37 @@ def _run_trace(args: argparse.Namespace) -> int:
         verdict, lines = report(data, head=args.head)
         sys.stdout.write("".join(line + "\n" for line in lines))
     else:
-        from rich.console import Console
-
         from nika.runtime.trace import read_frames, verify
-        from nika.runtime.trace_show import render
 
         verdict = verify(data, head=args.head)
+        if args.html:
+            return _write_html(args.html, data, verdict, str(Path(args.file)))
+        from rich.console import Console
+
+        from nika.runtime.trace_show import render
+
         render(read_frames(data), verdict, str(Path(args.file)), Console(highlight=False))
     # The tier ladder: every verdict that walks the chain (clean · finding · incomplete)
     # exits 0; a broken chain or a refused journal exits 2, the FILE class.
     return EXIT_OK if verdict.walks else EXIT_USAGE
+
+
+def _write_html(out: str, data: bytes, verdict: TraceVerdict, name: str) -> int:
+    """`nika trace show --html OUT`: the page goes to OUT; the chain verdict sets the exit."""
+    from nika._term import printable
+    from nika.runtime.trace import read_frames
+    from nika.runtime.trace_html import render_html
+
+    page = render_html(read_frames(data), verdict, name).encode("utf-8")
+    try:
+        with open(out, "wb") as handle:
+            handle.write(page)
+    except OSError as exc:
+        print(f"nika trace: cannot write {printable(out)!r}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    print(f"wrote {printable(out)} ({len(page):,} bytes) · {printable(verdict.render())}")
+    return EXIT_OK if verdict.walks else EXIT_USAGE  # the same tier ladder as the text view
 
 
 def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -238,6 +260,8 @@ def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
     verify = actions.add_parser(
         "verify", help="walk the hash chain: CLEAN · FINDING · INCOMPLETE · FORGED · REFUSED")
     show = actions.add_parser("show", help="render the run as a readable timeline")
+    show.add_argument("--html", metavar="OUT",
+                      help="write the run as one self-contained HTML page to OUT instead")
     for action in (verify, show):
         action.add_argument("file", metavar="FILE", help="the journal file")
         action.add_argument(

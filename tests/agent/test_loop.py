@@ -539,6 +539,7 @@ async def test_a_cycle_is_nudged_once_then_stalls_without_another_model_call() -
     [nudged] = obs.of(Nudged)
     [stalled] = obs.of(Stalled)
     assert (nudged.reason, nudged.period, stalled.period, stalled.repeats) == ("cycle", 1, 1, 5)
+    assert stalled.signatures == tuple(err.details["signatures"])  # the evidence, in the event
     assert obs.kinds()[-2:] == ["stalled", "finished"]
 
 

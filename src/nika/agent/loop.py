@@ -284,7 +284,8 @@ class _Run:
                 return self._conclude(finish)
             verdict = self.guard.record(calls, [s.result for s in served])
             if isinstance(verdict, Stall):
-                emit(Stalled, turn, period=verdict.period, repeats=verdict.repeats)
+                emit(Stalled, turn, period=verdict.period, repeats=verdict.repeats,
+                     signatures=verdict.signatures)
                 raise verdict.to_error(self.text)
             if verdict is not None:
                 self.transcript.append(UserMessage(verdict.message))

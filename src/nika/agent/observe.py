@@ -97,6 +97,8 @@ class Stalled(AgentEvent):
     kind: ClassVar[str] = "stalled"
     period: int
     repeats: int
+    signatures: tuple[str, ...] = ()
+    """The repeated block's turn signatures (hex), oldest first: the evidence, with no content."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
