@@ -244,7 +244,7 @@ def _turn(turn: Turn, anchor: str, peak_tokens: int) -> str:
 
 
 _TURN_HEAD: Final = (
-    "<div class=thead><span>turn</span><span>offered / universe · reason</span>"
+    "<div class=thead><span>turn</span><span>offered · reason</span>"
     "<span>model call</span><span>tools called</span><span>turns used</span>"
     "<span>tokens used</span><span></span></div>")
 

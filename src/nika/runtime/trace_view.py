@@ -196,6 +196,8 @@ class TraceView:
 
         for task in roots:
             visit(task, 0)
+        for task in self.tasks.values():  # parents that form a cycle: shown, never dropped
+            visit(task, 0)
         return out
 
 
