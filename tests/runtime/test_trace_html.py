@@ -77,8 +77,8 @@ def test_verdict_tasks_and_turns_are_laid_out(journal: Path) -> None:
     assert len(page.having("trow", "div")) == 3  # one timeline row per task
     links = [a["href"] for t, a in page.tags if re.fullmatch(r"#t\d+", a.get("href", ""))]
     assert links == ["#t0", "#t1", "#t2"]  # each row links to its task's section
-    sections = [a["id"] for a in page.having("task", "section")]
-    assert sections == ["t0", "t1", "t2"]
+    assert [a["id"] for a in page.having("task")] == ["t0", "t1", "t2"]
+    assert [a["id"] for a in page.having("plain")] == ["t0"]  # a plain task is one line
     assert len(page.having("strip")) == 2  # one turn map per agent run
     turns = page.having("turn", "details")
     assert len(turns) == 5 + 1
@@ -120,8 +120,10 @@ def test_journal_text_is_escaped_visibly_and_long_values_fold(tmp_path: Path) ->
     assert "\x1b" not in text and "\u202e" not in text
     page = Page(text)
     [fold] = page.having("fold", "details")
-    assert fold is not None and f"({5000:,} chars)" in " ".join(page.text)
-    assert "r" * FOLD_AT in text
+    assert "open" not in fold and f"{5000:,} chars" in " ".join(page.text)
+    assert text.count("r" * 5000) == 1  # folded, not copied
+    assert "&lt;/pre&gt;&lt;img src=x onerror=alert(1)&gt;" in text  # short: shown whole
+    assert "&lt;/pre&gt;" in text and len("</pre><img src=x onerror=alert(1)>") < FOLD_AT
 
 
 def test_the_cli_writes_the_page_and_exits_by_the_chain_verdict(

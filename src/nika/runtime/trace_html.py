@@ -62,6 +62,7 @@ align-items:center}
 .bar{position:absolute;top:1px;bottom:1px;min-width:2px;background:#54aeff}
 .bar.s-failure{background:var(--bad)}.bar.s-skipped,.bar.s-cancelled{background:#afb8c1}
 .task{margin-top:8px}
+.plain{display:flex;flex-wrap:wrap;gap:0 10px;align-items:baseline;margin-top:2px}
 .err{border-left:4px solid var(--bad);background:#ffebe9;padding:6px 10px;margin:6px 0}
 .strip{display:flex;flex-wrap:wrap;gap:1px;margin:6px 0}
 .strip a{width:9px;height:14px;background:#afb8c1;display:block}
@@ -90,6 +91,10 @@ vertical-align:middle;border:1px solid var(--line)}
 .evidence{padding:6px 10px;margin:6px 0;border-left:4px solid var(--warn);background:#fff8c5}
 .evidence.stall{border-left-color:var(--bad);background:#ffebe9}
 .only-events .turn:not(.ev){display:none}
+.fold>summary{display:flex;gap:6px;cursor:pointer}
+.clip{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;background:var(--bg)}
+.fold[open] .clip{white-space:pre-wrap;word-break:break-all}
+.turn{content-visibility:auto;contain-intrinsic-size:auto 24px}
 """
 
 _JS: Final = (
@@ -121,13 +126,14 @@ def _ms(value: float | None) -> str:
 
 
 def _fold(text: str | None) -> str:
-    """A value, folded behind its first `FOLD_AT` characters when it is longer."""
+    """A value; one longer than `FOLD_AT` characters is folded to a single clipped line."""
     if text is None:
         return '<span class="unrec">unrecorded</span>'
     if len(text) <= FOLD_AT:
         return f"<pre>{_e(text)}</pre>"
-    return (f"<details class=fold><summary><code>{_e(text[:FOLD_AT])}…</code> "
-            f"<small>({len(text):,} chars)</small></summary><pre>{_e(text)}</pre></details>")
+    # One copy of the text: the summary clips it to a line, opening the fold unclips it.
+    return (f"<details class=fold><summary><small>{len(text):,} chars</small> "
+            f"<code class=clip>{_e(text)}</code></summary></details>")
 
 
 def _meter(used: int | None, cap: int | None, peak: int = 0) -> str:
@@ -190,14 +196,18 @@ def _evidence(turn: Turn) -> str:
     return "".join(out)
 
 
-def _offer(turn: Turn) -> str:
+def _offer(turn: Turn, previous: Turn | None) -> str:
     """What the router offered and why: ranked picks best first with their BM25 scores, then
-    what rode along (pinned intrinsics, recent tools) — or the whole universe."""
+    what rode along (pinned intrinsics, recent tools) — or the whole universe. An offer equal
+    to the previous turn's says so instead of listing it again."""
     sources = " ".join(f"{_e(k)} {v}" for k, v in turn.by_source.items() if v)
     head = (f"<small>{_route(turn)} · by source: {sources or 'unrecorded'} · model "
             f"{_e(turn.model)} · finish {_e(turn.finish_reason)}</small>")
     if turn.offered is None:
         return f"<div class=offered>{head}</div>"
+    if previous is not None and previous.offered == turn.offered:
+        return (f"<div class=offered>{head}<div><small>the same tools as turn "
+                f"{_e(previous.number)}</small></div></div>")
     ranked = sorted(turn.scores.items(), key=lambda kv: (-kv[1], kv[0]))
     picks = "".join(f"<span class=ranked>{_e(name)} <small>{score:.2f}</small></span>"
                     for name, score in ranked)
@@ -212,7 +222,7 @@ def _offer(turn: Turn) -> str:
     return f"<div class=offered>{''.join(lines)}</div>"
 
 
-def _turn(turn: Turn, anchor: str, peak_tokens: int) -> str:
+def _turn(turn: Turn, previous: Turn | None, anchor: str, peak_tokens: int) -> str:
     flags, classes = [], ["turn"]
     for on, name in ((turn.stall is not None, "stall"), (turn.nudge is not None, "nudge"),
                      (turn.has_error, "err")):
@@ -232,7 +242,7 @@ def _turn(turn: Turn, anchor: str, peak_tokens: int) -> str:
         f"<span>{_meter(turn.turns_used, turn.max_turns)}</span>"
         f"<span>{_meter(turn.tokens_used, turn.max_tokens, peak_tokens)}</span>"
         f"<span>{''.join(flags)}</span></summary>")
-    body = [_offer(turn)]
+    body = [_offer(turn, previous)]
     for call in turn.tools:
         body.append(f"<div class='call{'' if call.ok else ' bad'}'>{_call_line(call)}"
                     f"<div><small>arguments</small>{_fold(call.arguments)}</div>"
@@ -256,12 +266,14 @@ def _run(task_id: str, index: int, run: AgentRun, multi: bool) -> str:
         out.append(f"<h3>run{item} · attempt {_e(run.attempt)}</h3>")
     peak = max((t.tokens_used or 0 for t in run.turns.values()), default=0)
     cells, rows = [], []
+    previous: Turn | None = None
     for n, turn in enumerate(run.turns.values()):
         anchor = f"{task_id}-r{index}-{n}"
         kind = ("c-stall" if turn.stall is not None else "c-nudge" if turn.nudge is not None
                 else "c-err" if turn.has_error else "")
         cells.append(f"<a class='{kind}' href='#{anchor}' title='turn {_e(turn.number)}'></a>")
-        rows.append(_turn(turn, anchor, peak))
+        rows.append(_turn(turn, previous, anchor, peak))
+        previous = turn
     out.append(f"<div class=strip>{''.join(cells)}</div>")
     out.append(f"<div class=turns>{_TURN_HEAD}{''.join(rows)}</div>")
     return "".join(out)
@@ -296,25 +308,34 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) or value is None else _json(value)
 
 
+def _num(value: int | None) -> str:
+    return _e(value) if value is None else f"{value:,}"
+
+
 def _task(task: TaskView, index: int) -> str:
+    """An agent task (or a failed one) as a section; any other task as one compact line."""
     anchor = f"t{index}"
     label = " · ".join(_e(x) for x in (task.verb, task.model) if x is not None)
-    totals = (f" · {_e(task.turns)} turns · {_e(task.tokens)} tokens"
+    totals = (f" · {_num(task.turns)} turns · {_num(task.tokens)} tokens"
               if task.turns is not None else "")
     recovered = ("" if task.recovered_from is None else
                  f" (recovered by on_error from {_e(task.recovered_from or None)})")
-    head = (f"<section class=task id={anchor}><h2>{_e(task.name)} <small>{label}"
-            + (f" · universe {_e(next(iter(task.runs.values())).universe)}" if task.runs else "")
-            + f"</small></h2><div class='s-{_e(task.status)}'>■ {_e(task.status)}{recovered}"
-            f" · {_ms(task.duration_ms)}{totals}</div>")
-    parts = [head, _task_error(task.error)]
-    runs = list(task.runs.values())
-    parts += [_run(anchor, i, run, len(runs) > 1) for i, run in enumerate(runs)]
+    outcome = (f"<span class='s-{_e(task.status)}'>■ {_e(task.status)}{recovered} · "
+               f"{_ms(task.duration_ms)}{totals}</span>")
+    notes = ""
     if task.notes:
-        notes = "".join(f"<li>{_e(note)}</li>" for note in task.notes)
-        parts.append(f"<details><summary><small>{len(task.notes)} other frames (permits, "
-                     f"retries, calls)</small></summary><ul>{notes}</ul></details>")
-    parts.append("</section>")
+        items = "".join(f"<li>{_e(note)}</li>" for note in task.notes)
+        notes = (f"<details><summary><small>{len(task.notes)} other frames (permits, "
+                 f"retries, calls)</small></summary><ul>{items}</ul></details>")
+    if not task.runs and task.error is None:
+        return (f"<div class='task plain' id={anchor}><b>{_e(task.name)}</b> <small>{label}"
+                f"</small> {outcome}{notes}</div>")
+    runs = list(task.runs.values())
+    universe = f" · universe {_e(runs[0].universe)}" if runs else ""
+    parts = [f"<section class=task id={anchor}><h2>{_e(task.name)} <small>{label}{universe}"
+             f"</small></h2><div>{outcome}</div>", _task_error(task.error)]
+    parts += [_run(anchor, i, run, len(runs) > 1) for i, run in enumerate(runs)]
+    parts.append(f"{notes}</section>")
     return "".join(parts)
 
 
@@ -348,14 +369,13 @@ def _header(view: TraceView, name: str) -> str:
     turns = sum(len(r.turns) for t in view.tasks.values() for r in t.runs.values())
     all_turns = [t for task in view.tasks.values() for r in task.runs.values()
                  for t in r.turns.values()]
-    totals = [("tasks", len(view.tasks)), ("agent turns", turns),
-              ("tokens", sum(t.tokens or 0 for t in view.tasks.values())),
-              ("nudges", sum(t.nudge is not None for t in all_turns)),
-              ("stalls", sum(t.stall is not None for t in all_turns)),
+    totals = [("tasks", _num(len(view.tasks))), ("agent turns", _num(turns)),
+              ("tokens", _num(sum(t.tokens or 0 for t in view.tasks.values()))),
+              ("nudges", _num(sum(t.nudge is not None for t in all_turns))),
+              ("stalls", _num(sum(t.stall is not None for t in all_turns))),
               ("wall time", _ms(((view.last_ns or 0) - (view.first_ns or 0)) / 1e6))]
     fact_html = "".join(f"<span><small>{k}</small> {_e(val)}</span>" for k, val in facts)
-    total_html = "".join(f"<span><small>{k}</small> <b>{val if k == 'wall time' else _e(val)}"
-                         f"</b></span>" for k, val in totals)
+    total_html = "".join(f"<span><small>{k}</small> <b>{val}</b></span>" for k, val in totals)
     error = "" if view.end_error is None else _task_error(view.end_error)
     return (f"<header id=verdict class=v-{v.status}><span class=badge>{badge}</span>"
             f"<span>{_e(v.render())}{''.join(f'<br>{_e(f)}' for f in v.findings[1:])}</span>"
