@@ -1,11 +1,11 @@
-# Two entry points: `make demo` and `make test`. Each builds .venv when missing.
+# Entry points: `make demo`, `make tour` and `make test`. Each builds .venv when missing.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 NPM_PREFIX := .nika/npm
 NPM_SERVERS := @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31
 
-.PHONY: demo test install install-dev mcp-servers lint typecheck bench conformance clean
+.PHONY: demo tour test install install-dev mcp-servers browser lint typecheck bench conformance clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -21,7 +21,7 @@ $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
 
 install: $(VENV)/.installed
 
-install-dev: $(VENV)/.installed-dev mcp-servers
+install-dev: $(VENV)/.installed-dev mcp-servers browser
 
 # Real third-party MCP servers from npm, for the MCP tests (PyPI ones come with `.[dev]`).
 mcp-servers: $(NPM_PREFIX)/.installed
@@ -31,13 +31,28 @@ $(NPM_PREFIX)/.installed:
 	npm install --silent --no-audit --no-fund --prefix $(NPM_PREFIX) $(NPM_SERVERS)
 	touch $@
 
+# Debian's headless Chromium and its driver, for the HTML trace view's browser test (Selenium
+# drives them by path: nothing is downloaded at run time). Installed once, skipped after.
+browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+			-o DPkg::Lock::Timeout=600 chromium chromium-driver >/dev/null; \
+	fi
+
 demo: install
 	$(BIN)/nika check examples/demo.nika.yaml
 	$(BIN)/nika run examples/demo.nika.yaml
 
+# The agent's intelligence layer, offline: routing, nudge, stall, compose, then a real run's
+# journal (text and HTML, under build/tour/).
+tour: install
+	$(BIN)/python examples/agent_tour.py
+
 # The whole suite: lint, strict types on src/, then every test.
 test: install-dev
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
@@ -45,7 +60,7 @@ typecheck: install-dev
 	$(BIN)/mypy
 
 lint: install-dev
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench examples
 
 bench: install-dev
 	for b in bench/*_bench.py; do $(BIN)/python $$b || exit 1; done
