@@ -163,3 +163,12 @@ def test_the_missing_key_error_names_variables_never_values(
     assert "XAI_API_KEY" in info.value.detail
     assert PLANTED not in json.dumps(info.value.to_dict()) + repr(info.value)
     assert all(PLANTED not in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("model", ["openai/gpt-4o", "anthropic/claude-sonnet-4-6"])
+def test_the_missing_key_error_reads_well_for_every_provider(model: str) -> None:
+    with pytest.raises(NikaError) as info:
+        resolve_provider(model, env={})
+    provider = model.split("/")[0]
+    assert f"needs an API key for the {provider} provider and none is set" in info.value.detail
+    assert f"a {provider}" not in info.value.detail  # never "a openai", "a anthropic"

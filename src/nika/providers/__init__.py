@@ -122,7 +122,8 @@ def _missing_key(ref: ModelRef) -> NikaError:
     also = f" (or {', '.join(others)})" if others else ""
     return NikaError(
         MISSING_API_KEY,
-        f"model {str(ref)!r} needs a {info.id} API key and none is set: set {first}{also} in the "
+        f"model {str(ref)!r} needs an API key for the {info.id} provider and none is set: set "
+        f"{first}{also} in the "
         f"engine environment or provide it through the workflow's secrets:; to reach a keyless "
         f"OpenAI-compatible server instead, set {info.base_url_var}",
         details={"provider": info.id, "key_vars": list(info.key_vars)},

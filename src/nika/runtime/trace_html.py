@@ -91,7 +91,7 @@ vertical-align:middle;border:1px solid var(--line)}
 .evidence{padding:6px 10px;margin:6px 0;border-left:4px solid var(--warn);background:#fff8c5}
 .evidence.stall{border-left-color:var(--bad);background:#ffebe9}
 .only-events .turn:not(.ev){display:none}
-.fold>summary{display:flex;gap:6px;cursor:pointer}
+.fold>summary{display:flex;gap:6px;cursor:pointer}.fold small{white-space:nowrap}
 .clip{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;background:var(--bg)}
 .fold[open] .clip{white-space:pre-wrap;word-break:break-all}
 .turn{content-visibility:auto;contain-intrinsic-size:auto 24px}
@@ -242,7 +242,8 @@ def _turn(turn: Turn, previous: Turn | None, anchor: str, peak_tokens: int) -> s
         f"<span>{_meter(turn.turns_used, turn.max_turns)}</span>"
         f"<span>{_meter(turn.tokens_used, turn.max_tokens, peak_tokens)}</span>"
         f"<span>{''.join(flags)}</span></summary>")
-    body = [_offer(turn, previous)]
+    # A turn a reader stops at (nudge, stall, error) always shows its whole offer.
+    body = [_offer(turn, None if flags else previous)]
     for call in turn.tools:
         body.append(f"<div class='call{'' if call.ok else ' bad'}'>{_call_line(call)}"
                     f"<div><small>arguments</small>{_fold(call.arguments)}</div>"
