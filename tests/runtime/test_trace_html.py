@@ -72,8 +72,8 @@ def test_the_page_fetches_nothing_and_runs_only_its_own_script(journal: Path) ->
 def test_verdict_tasks_and_turns_are_laid_out(journal: Path) -> None:
     page = Page(_page(journal))
     assert page.tags[page.tags.index(("body", {})) + 1] == (
-        "header", {"id": "verdict", "class": "v-ok"})  # the verdict heads the page
-    assert "OK" in page.text
+        "header", {"id": "verdict", "class": "v-clean"})  # the verdict heads the page
+    assert "CLEAN" in page.text
     assert len(page.having("trow", "div")) == 3  # one timeline row per task
     links = [a["href"] for t, a in page.tags if re.fullmatch(r"#t\d+", a.get("href", ""))]
     assert links == ["#t0", "#t1", "#t2"]  # each row links to its task's section
@@ -135,10 +135,11 @@ def test_the_cli_writes_the_page_and_exits_by_the_chain_verdict(
     assert capsys.readouterr().out.startswith(f"wrote {out} (")
 
     lines = journal.read_bytes().split(b"\n")
-    lines[3] = lines[3].replace(b'"hello"', b'"HELLO"')
+    edited = next(n for n, line in enumerate(lines) if b'"value":"hello"' in line)
+    lines[edited] = lines[edited].replace(b'"value":"hello"', b'"value":"HELLO"')
     forged = tmp_path / "forged.ndjson"
     forged.write_bytes(b"\n".join(lines))
-    assert main(["trace", "show", str(forged), "--html", str(out)]) == 1
+    assert main(["trace", "show", str(forged), "--html", str(out)]) == 2  # as the text view
     page = Page(out.read_text(encoding="utf-8"))
     assert page.having("v-forged", "header") and "FORGED" in page.text
 

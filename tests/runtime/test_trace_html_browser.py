@@ -60,7 +60,7 @@ def test_the_page_shows_the_verdict_tasks_turns_and_a_highlighted_stall(
 ) -> None:
     browser.get(page.as_uri())
     verdict = browser.find_element(By.ID, "verdict")
-    assert verdict.is_displayed() and verdict.text.startswith("OK")
+    assert verdict.is_displayed() and verdict.text.startswith("CLEAN")
     assert verdict.location["y"] == 0  # the verdict heads the page
 
     rows = browser.find_elements(By.CSS_SELECTOR, ".trow")

@@ -177,7 +177,7 @@ def run_command(options: RunOptions, streams: Streams,
     _write_report(options, build_report(result, log.entries, mask, bus.failures))
     if options.output == "json":
         if result.state == "success":
-            streams.out.write(to_json(mask(dict(result.outputs))) + "\n")
+            streams.out.write(json_printable(to_json(mask(dict(result.outputs)))) + "\n")
     elif not options.json and workflow.outputs:
         streams.out.write(json_printable(to_json(mask(dict(result.outputs)))) + "\n")
     if journal.path is not None:
