@@ -132,3 +132,51 @@ def test_arbitrary_patterns_never_crash(pattern: str, name: str) -> None:
 def test_literal_pattern_matches_itself_only(name: str) -> None:
     assert glob_match(name, name)
     assert not glob_match(name, name + "x")
+
+
+_GLOB_BITS = st.sampled_from(["a", "b", ":", "/", "*", "**", "?", "[ab]", "[!a]", "\\*", "]", "."])
+
+
+def _scan(wl: Whitelist, name: str) -> bool:
+    """The definition: the last rule matching decides, none denies."""
+    for rule in reversed(wl.rules):
+        if rule.regex.match(name) is not None:
+            return not rule.negated
+    return False
+
+
+@given(
+    st.lists(
+        st.tuples(st.booleans(), st.lists(_GLOB_BITS, min_size=1, max_size=5).map("".join)),
+        max_size=8,
+    ),
+    st.lists(st.sampled_from(["a", "b", ":", "/", "*", "]", ".", "ab"]), max_size=6).map("".join),
+    st.booleans(),
+)
+def test_the_rule_index_decides_like_the_scan(
+    rules: list[tuple[bool, str]], name: str, paths: bool
+) -> None:
+    patterns = [("!" if negated else "") + body for negated, body in rules]
+    try:
+        wl = Whitelist.compile_paths(patterns) if paths else Whitelist.compile(patterns)
+    except NikaError:
+        return
+    assert wl.allows(name) is _scan(wl, name)
+    deciding = wl.deciding(name)
+    matching = [i for i, r in enumerate(wl.rules) if r.regex.match(name) is not None]
+    assert deciding == (matching[-1] if matching else -1)
+
+
+def test_a_long_rule_list_is_not_scanned_per_name() -> None:
+    wl = Whitelist.compile_paths([f"d{i}/**" for i in range(5000)] + ["**/*.md", "!d7/x"])
+    tried: list[int] = []
+
+    def matches(index: int, name: str) -> bool:
+        tried.append(index)
+        return wl.rules[index].regex.match(name) is not None
+
+    assert wl.index.deciding("d4999/f", matches) == 4999
+    assert wl.index.deciding("d7/x", matches) == 5001
+    assert wl.index.deciding("d7/y.md", matches) == 5000
+    assert wl.index.deciding("e/f", matches) == -1
+    assert len(tried) <= 8

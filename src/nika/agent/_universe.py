@@ -11,16 +11,6 @@ from nika.agent.seams import ToolDefinition, ToolExecutor
 from nika.syntax.globs import Whitelist
 
 
-def _granting_rule(whitelist: Whitelist, name: str) -> int:
-    """Index of the rule that decides `name` (the last one matching it; the caller checked it
-    is a grant)."""
-    rules = whitelist.rules
-    for index in range(len(rules) - 1, -1, -1):
-        if rules[index].regex.match(name) is not None:
-            return index
-    return len(rules)
-
-
 @dataclass(frozen=True, slots=True)
 class Universe:
     """The whitelisted definitions (ordered by the rule granting each, then by name — the order
@@ -49,7 +39,7 @@ class Universe:
         granted = {n: i for n, i in owned.items() if whitelist.allows(n)}
         for name, intrinsic in granted.items():
             chosen[name] = intrinsic.definition
-        ordered = sorted(chosen.values(), key=lambda d: (_granting_rule(whitelist, d.name), d.name))
+        ordered = sorted(chosen.values(), key=lambda d: (whitelist.deciding(d.name), d.name))
         return cls(
             definitions=tuple(ordered),
             intrinsics=granted,

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -65,11 +64,6 @@ class Scope:
     group: bool = False
 
 
-def _closest(name: str, candidates: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, sorted(candidates), n=1)
-    return f"did you mean `{close[0]}`? " if close else ""
-
-
 class Resolver:
     """Resolves references of one workflow; a class only to share the context."""
 
@@ -81,6 +75,7 @@ class Resolver:
             "const": frozenset(workflow.const),
             "secrets": frozenset(workflow.secrets),
         }
+        self._projections: dict[TaskId, tuple[str, ...]] = {}
 
     def resolve(self, ref: Reference, scope: Scope, site: KeyPath) -> Iterator[NikaError]:
         """Every refusal `ref` earns on `scope` (none when it resolves)."""
@@ -107,6 +102,21 @@ class Resolver:
     def _error(self, code: str, detail: str, site: KeyPath) -> NikaError:
         return self._ctx.error(code, detail, site)
 
+    def _closest(self, name: str, candidates: Collection[str]) -> str:
+        close = self._ctx.suggestions.closest(name, candidates)
+        return f"did you mean `{close}`? " if close else ""
+
+    def _listing(self, candidates: Collection[str]) -> str:
+        return self._ctx.suggestions.listing(candidates) or "none"
+
+    def _fields(self, producer: Task) -> tuple[str, ...]:
+        """The record fields and `extract:` bindings of `producer`, one tuple per task (the
+        suggestions sort each candidate set once)."""
+        fields = self._projections.get(producer.id)
+        if fields is None:
+            fields = self._projections[producer.id] = (*RECORD_FIELDS, *producer.extract)
+        return fields
+
     def _authority(self, ref: Reference, scope: Scope, site: KeyPath) -> Iterator[NikaError]:
         declared = self._declared[ref.root]
         if not ref.path:
@@ -120,11 +130,10 @@ class Resolver:
         name = str(ref.path[0])
         if name in declared:
             return
-        known = ", ".join(sorted(declared)) or "none"
         yield self._error(
             "NIKA-VAR-001",
             f"`{ref.dotted}` in {scope.surface} names no declared `{ref.root}:` entry "
-            f"(declared: {known}); {_closest(name, declared)}"
+            f"(declared: {self._listing(declared)}); {self._closest(name, declared)}"
             + _DECLARE[ref.root].format(name=name),
             site,
         )
@@ -151,11 +160,11 @@ class Resolver:
         name = str(ref.path[0]) if ref.path else ""
         if name and name in task.with_:
             return
-        known = ", ".join(sorted(task.with_)) or "none"
         yield self._error(
             "NIKA-VAR-001",
             f"`{ref.dotted}` in {scope.surface} names no `with:` binding of task `{task.id}` "
-            f"(bindings: {known}); {_closest(name, task.with_)}declare it in the task's "
+            f"(bindings: {self._listing(task.with_)}); {self._closest(name, task.with_)}"
+            "declare it in the task's "
             f"`with:` block, e.g. `with: {{ {name or '<name>'}: ${{{{ inputs.… }}}} }}`",
             site,
         )
@@ -200,18 +209,18 @@ class Resolver:
                 yield self._error(
                     "NIKA-VAR-001",
                     f"`{ref.dotted}` in {scope.surface} names no declared task; "
-                    f"{_closest(name, declared)}declare `{name}` under `tasks:` or read an "
+                    f"{self._closest(name, declared)}declare `{name}` under `tasks:` or read an "
                     "existing one",
                     site,
                 )
             return
-        fields = (*RECORD_FIELDS, *producer.extract)
-        if projection not in fields:
+        if projection not in RECORD_FIELDS and projection not in producer.extract:
+            fields = self._fields(producer)
             yield self._error(
                 "NIKA-VAR-001",
                 f"`{ref.dotted}` in {scope.surface}: task `{name}` has no record field or "
-                f"`extract:` binding `{projection}` (fields: {', '.join(fields)}); "
-                f"{_closest(projection, fields)}add `{projection}` to `extract:` of `{name}`, "
+                f"`extract:` binding `{projection}` (fields: {self._listing(fields)}); "
+                f"{self._closest(projection, fields)}add `{projection}` to `extract:` of `{name}`, "
                 "or read `.output`",
                 site,
             )
@@ -274,7 +283,7 @@ class Resolver:
         yield self._error(
             "NIKA-VAR-001",
             f"`{ref.dotted}` in {scope.surface} reads `{ref.root}`, which is not a namespace; "
-            f"{_closest(ref.root, _ROOTS)}the namespaces are `inputs`, `const`, `secrets`, "
+            f"{self._closest(ref.root, _ROOTS)}the namespaces are `inputs`, `const`, `secrets`, "
             "`with` and `tasks` (plus `item`/`index` inside a `for_each` task)",
             site,
         )

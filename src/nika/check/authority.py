@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from nika._term import printable
 from nika.check import _laws, _taint, _trifecta
-from nika.check.context import CheckContext, Finding, Hint, Section
+from nika.check._drift import drift
+from nika.check.context import CheckContext, Finding, Section
 from nika.check.effects import (
     Effect,
     dynamic_effects,
@@ -37,15 +38,13 @@ from nika.check.effects import (
 )
 from nika.check.judge import (
     DANGEROUS_ENV_VARS,
-    PathGrant,
     PermitJudge,
     canonical_host,
     floor_blocked,
 )
 from nika.errors import NikaError
 from nika.netfloor import is_loopback_literal
-from nika.syntax.globs import Whitelist
-from nika.syntax.model import AgentBody, KeyPath, Permits, Workflow
+from nika.syntax.model import KeyPath, Permits, Workflow
 
 _ENV_NAME: Final = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]*\Z")
 _WILD: Final = frozenset("*?[")
@@ -65,7 +64,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             escapes.append(_absent(ctx, workflow, effects))
     else:
         escapes.extend(_escapes(ctx, effects, judge))
-        yield from _drift(ctx, workflow.permits, effects)
+        yield from drift(ctx, workflow.permits, effects)
     taint = list(_taint.run(ctx, judge))
     yield from escapes
     yield from taint
@@ -229,68 +228,3 @@ def _env_bound(ctx: CheckContext, entry: str, name: str, at: KeyPath) -> Iterato
             at,
             bound=name,
         )
-
-
-def _drift(ctx: CheckContext, permits: Permits, effects: Sequence[Effect]) -> Iterator[Finding]:
-    """`NIKA-DRIFT-001`: a declared entry nothing in the body uses. A dynamic consumer
-    poisons its category's used set, and the category stays silent (05 §DRIFT-001)."""
-    tasks = ctx.workflow.tasks.values()
-    agents = any(isinstance(t.body, AgentBody) for t in tasks)
-    execs = any(e.kind == "exec" for e in effects)
-    poisoned = {e.kind for e in effects if e.dynamic}
-    if execs:
-        poisoned |= {"fs.read", "fs.write", "net"}
-    if agents:
-        poisoned |= {"fs.read", "fs.write", "net", "tool"}
-    if any(e.kind == "exec" and e.target == "<shell>" for e in effects):
-        poisoned.add("exec")
-    used = {
-        kind: [e.target for e in effects if e.kind == kind]
-        for kind in ("fs.read", "fs.write", "net", "exec", "tool")
-    }
-    checks: list[tuple[str, tuple[str, ...] | None, KeyPath]] = [
-        ("fs.read", permits.fs_read, ("fs", "read")),
-        ("fs.write", permits.fs_write, ("fs", "write")),
-        ("net", permits.net_http, ("net", "http")),
-        ("exec", permits.exec if isinstance(permits.exec, tuple) else None, ("exec",)),
-        ("tool", permits.tools, ("tools",)),
-    ]
-    for kind, entries, rel in checks:
-        if entries is None or kind in poisoned:
-            continue
-        key = ".".join(str(k) for k in rel)
-        for i, entry in enumerate(entries):
-            if not isinstance(entry, str) or "${{" in entry or entry.startswith("!"):
-                continue
-            admits = _entry_judge(kind, entry)
-            if not any(admits(target) for target in used[kind]):
-                yield Hint(
-                    ctx.error(
-                        "NIKA-DRIFT-001",
-                        f"permits.{key}[{i}] {entry!r} is declared but nothing in "
-                        "the body uses it; remove it to keep the boundary tight",
-                        (*permits.path, *rel, i),
-                    )
-                )
-
-
-def _entry_judge(kind: str, entry: str) -> Callable[[str], bool]:
-    """Does one declared entry admit a target? Compiled once per entry, not per target."""
-    if kind in ("fs.read", "fs.write"):
-        try:
-            return PathGrant.compile([entry]).admits
-        except NikaError:
-            return _anything
-    if kind == "net":
-        host = canonical_host(entry)
-        return lambda target: entry == "*" or host == canonical_host(target)
-    if kind == "exec":
-        return lambda target: entry == target
-    try:
-        return Whitelist.compile([entry]).allows
-    except NikaError:
-        return _anything
-
-
-def _anything(_target: str) -> bool:
-    return True  # a malformed entry is the bounds' finding, never a drift hint

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from nika.check._suggest import Suggestions
 from nika.check.graph import Graph, derive
 from nika.errors import Location, NikaError
 from nika.syntax.model import KeyPath, Workflow
@@ -61,6 +62,10 @@ class CheckContext:
     base_dir: Path
     read_side_files: bool = True
     _graph: list[Graph] = field(default_factory=list, init=False, repr=False, compare=False)
+    suggestions: Suggestions = field(
+        default_factory=Suggestions, init=False, repr=False, compare=False
+    )
+    """`did you mean …?` and name listings, bounded per check (`_suggest`)."""
 
     def graph(self) -> Graph:
         """The derived graphs of the workflow, built once per check and shared by the rungs

@@ -6,8 +6,8 @@ Each finding is located at the declaration that created the offending edge.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from typing import Final
 
 from nika.check._gate import always_false
 from nika.check._islands import exprs, whole
@@ -29,6 +29,8 @@ from nika.errors import NikaError
 from nika.syntax.expr import Expr, Ident, Member, StatusComparison, status_comparisons
 from nika.syntax.model import KeyPath, Task, TaskId, Workflow
 from nika.syntax.template import walk_strings
+
+_AFTER_WORDS: Final = (*PREDICATES, UNWIND)
 
 _KIND_WORDS: Mapping[EdgeKind, str] = {
     EdgeKind.VALUE: "value edge (`with:` reads the value)",
@@ -52,9 +54,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     yield Section("plan", {"waves": [list(wave) for wave in graph.topological_waves()]})
 
 
-def _suggest(name: str, candidates: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, sorted(candidates), n=1)
-    return f" — did you mean `{close[0]}`?" if close else ""
+def _suggest(ctx: CheckContext, name: str, candidates: Collection[str]) -> str:
+    close = ctx.suggestions.closest(name, candidates)
+    return f" — did you mean `{close}`?" if close else ""
 
 
 def _predicates(ctx: CheckContext) -> Iterator[NikaError]:
@@ -66,7 +68,7 @@ def _predicates(ctx: CheckContext) -> Iterator[NikaError]:
             yield ctx.error(
                 "NIKA-DAG-005",
                 f"task `{task.id}` waits on `after: {{ {producer}: {predicate} }}`, but "
-                f"`{predicate}` is not a predicate{_suggest(predicate, (*PREDICATES, UNWIND))}; "
+                f"`{predicate}` is not a predicate{_suggest(ctx, predicate, _AFTER_WORDS)}; "
                 f"write one of {allowed} (or `unwind` to attach a cleanup task)",
                 (*task.path, "after", producer),
                 task=task.id,
@@ -75,7 +77,7 @@ def _predicates(ctx: CheckContext) -> Iterator[NikaError]:
 
 
 def _dangling(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
-    declared = list(ctx.workflow.tasks)
+    declared = ctx.workflow.tasks
     for edge in graph.dangling:
         where = {
             EdgeKind.CONTROL: "`after:`",
@@ -85,7 +87,7 @@ def _dangling(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
         yield ctx.error(
             "NIKA-DAG-002",
             f"task `{edge.target}` names `{edge.source}` in {where}, but no task "
-            f"`{edge.source}` is declared{_suggest(edge.source, declared)}; declare it under "
+            f"`{edge.source}` is declared{_suggest(ctx, edge.source, declared)}; declare it under "
             "`tasks:` or point at an existing task",
             edge.site,
             task=edge.target,
@@ -101,13 +103,13 @@ def _groups(ctx: CheckContext) -> Iterator[NikaError]:
             for read in reads(value, (*task.path, "with", binding)):
                 if read.root != "group" or (read.name is not None and read.name in groups):
                     continue
-                known = ", ".join(f"`{g}`" for g in sorted(groups)) or "none"
+                known = ctx.suggestions.listing(groups, quote="`") or "none"
                 if read.name is None:
                     what = "`${{ group }}`, which names no group"
                 else:
                     what = (
                         f"`${{{{ group.{read.name} }}}}`, but no task declares "
-                        f"`group: {read.name}`{_suggest(read.name, groups)}"
+                        f"`group: {read.name}`{_suggest(ctx, read.name, groups)}"
                     )
                 yield ctx.error(
                     "NIKA-DAG-008",
@@ -288,7 +290,7 @@ def _out_of_vocabulary(ctx: CheckContext, cmp: StatusComparison, at: KeyPath) ->
         "NIKA-DAG-007",
         f"the status of `{cmp.task}` is compared with {literal} (`{cmp.op}`), which no task "
         f"status can equal, so the test {verdict}"
-        f"{_suggest(str(cmp.literal), STATUSES)}; compare with one of {', '.join(STATUSES)}",
+        f"{_suggest(ctx, str(cmp.literal), STATUSES)}; compare with one of {', '.join(STATUSES)}",
         at,
         task=cmp.task,
         literal=cmp.literal,

@@ -151,7 +151,8 @@ def _scan(
 def _when(
     ctx: CheckContext, resolver: Resolver, when: str, site: KeyPath, scope: Scope
 ) -> Iterator[NikaError]:
-    if not _whole(when):
+    whole = _whole(when)  # once: the islands below must not re-segment the string each
+    if not whole:
         yield ctx.error(
             "NIKA-VAR-005",
             f"`when: {when!r}` is neither one `${{{{ … }}}}` boolean expression nor a YAML "
@@ -162,7 +163,7 @@ def _when(
         if isinstance(item, NikaError):
             yield item
             continue
-        if _whole(when):
+        if whole:
             try:
                 require_boolean_shape(item.expr)
             except NikaError as err:

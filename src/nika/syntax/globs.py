@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
 from nika.errors import NikaError
+from nika.syntax._glob_index import RuleIndex
 
 TOOL_SEPARATOR: Final = "/"
 TOOL_BARRIER: Final = ":"
@@ -159,6 +160,7 @@ class Whitelist:
 
     patterns: tuple[str, ...]
     rules: tuple[Rule, ...]
+    index: RuleIndex = field(compare=False, repr=False)
 
     @classmethod
     def compile(
@@ -172,6 +174,7 @@ class Whitelist:
         if isinstance(patterns, str):
             raise _refuse(patterns, "the rule list is a bare string", "write it as a list: [...]")
         rules: list[Rule] = []
+        bodies: list[str] = []
         for raw in patterns:
             if not isinstance(raw, str):
                 raise _refuse(repr(raw), "the entry is not a string", "quote the glob")
@@ -181,16 +184,22 @@ class Whitelist:
                 raise _refuse(raw, "`!` negates nothing", "write `!<glob>`")
             regex = glob_to_regex(body, separator=separator, barrier=barrier)
             rules.append(Rule(raw, negated, regex))
-        return cls(tuple(patterns), tuple(rules))
+            bodies.append(body)
+        return cls(tuple(patterns), tuple(rules), RuleIndex.build(bodies))
 
     @classmethod
     def compile_paths(cls, patterns: Sequence[str]) -> Whitelist:
         """A whitelist in the permit path dialect (no barrier)."""
         return cls.compile(patterns, separator=PATH_SEPARATOR, barrier="")
 
+    def deciding(self, name: str) -> int:
+        """The index of the rule that decides `name` (the last one matching it), or -1."""
+        return self.index.deciding(name, self._matches)
+
     def allows(self, name: str) -> bool:
-        """Is `name` granted? Scans from the last rule: the first match decides."""
-        for rule in reversed(self.rules):
-            if rule.regex.match(name) is not None:
-                return not rule.negated
-        return False
+        """Is `name` granted? The last matching rule decides; none denies."""
+        at = self.index.deciding(name, self._matches)
+        return at >= 0 and not self.rules[at].negated
+
+    def _matches(self, index: int, name: str) -> bool:
+        return self.rules[index].regex.match(name) is not None

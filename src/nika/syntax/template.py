@@ -38,24 +38,48 @@ class Island:
 Segment = str | Island
 
 
-def _close_quoted(text: str, i: int) -> int:
-    """Index of the `}}` closing an island whose body starts at `i`, quote-aware; -1 if none."""
-    quote = ""
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif text.startswith(CLOSE, i):
-            return i
-        i += 1
-    return -1
+class _Closer:
+    """Finds the `}}` closing each island of one string, quote-aware, in linear total time.
+
+    A scan that runs off the end unclosed proves that none of the (offset, open quote)
+    states it passed through reaches a close; later scans stop on such a state instead of
+    walking the same tail again (`${{ "\\" }}` repeated would otherwise be quadratic).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.dead: set[tuple[int, str]] = set()
+
+    def close(self, i: int) -> int:
+        """Index of the `}}` closing an island whose body starts at `i`; -1 if none."""
+        text = self.text
+        plain = text.find(CLOSE, i)
+        if plain < 0:
+            return -1
+        if "'" not in text[i:plain] and '"' not in text[i:plain]:
+            return plain  # the common case: no quote before the first `}}`
+        quote = ""
+        seen: list[tuple[int, str]] = []
+        n = len(text)
+        while i < n:
+            state = (i, quote)
+            if state in self.dead:
+                break
+            seen.append(state)
+            ch = text[i]
+            if quote:
+                if ch == "\\":
+                    i += 2
+                    continue
+                if ch == quote:
+                    quote = ""
+            elif ch in "'\"":
+                quote = ch
+            elif text.startswith(CLOSE, i):
+                return i
+            i += 1
+        self.dead.update(seen)
+        return -1
 
 
 def _unclosed(text: str, at: int) -> NikaError:
@@ -72,6 +96,7 @@ def segments(text: str) -> tuple[Segment, ...]:
     """Split `text` into literal runs (escapes already applied) and live islands, in order."""
     out: list[Segment] = []
     literal: list[str] = []
+    closer = _Closer(text)
     pos = 0
     search = 0
     while True:
@@ -88,7 +113,7 @@ def segments(text: str) -> tuple[Segment, ...]:
             pos = search = at + len(OPEN)
             continue
         body = at + len(OPEN)
-        close = _close_quoted(text, body)
+        close = closer.close(body)
         if close < 0:
             close = text.find(CLOSE, body)
         if close < 0:
