@@ -1,21 +1,33 @@
-"""How `nika check` grows with the task count: chains and fan-outs of 10 … 10,000 tasks.
+"""How `nika check` grows with its input, and what it costs to start.
 
-Prints the best-of-N check time per size and, per 10× step, the measured growth ratio
-next to n·log n's. The baseline is the smallest size, measured in the same run, so the
-ratios hold on any machine. Run: `.venv/bin/python bench/check_bench.py`.
+- tasks: chains and fan-outs of 10 … 10,000 tasks, best-of-N CPU time per size and, per
+  10× step, the measured growth ratio next to n·log n's;
+- islands: 1k, 8k and 64k `${{ }}` islands in `when:` strings (the issue-14 worst case:
+  it was quadratic), plain and with a quote no island closes; one scalar is capped at
+  64 KiB, so 64k islands ride in eight tasks of 8k each (5k for the quoted island);
+- startup: `nika check` of a tiny file as a fresh process, next to `python -c pass`.
+
+Every baseline is measured in the same run, so the ratios hold on any machine.
+Run: `.venv/bin/python bench/check_bench.py`.
 """
 
 from __future__ import annotations
 
 import gc
 import math
+import os
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from nika.check import check
 
 SIZES = (10, 100, 1_000, 10_000)
+ISLANDS = (1_000, 8_000, 64_000)
 
 
 def chain(n: int) -> str:
@@ -64,6 +76,76 @@ def report(name: str, make: Callable[[int], str]) -> list[float]:
     return times
 
 
+def when_islands(n: int, island: str, per: int) -> str:
+    """`n` islands in `when:` strings of at most `per` islands each."""
+    tasks = [
+        f"  t{start}:\n    when: '{island * min(per, n - start)}'\n    infer: {{prompt: hi}}\n"
+        for start in range(0, n, per)
+    ]
+    return "nika: bench-islands\ntasks:\n" + "".join(tasks)
+
+
+def cpu(source: str, repeat: int) -> float:
+    """Best-of-N CPU seconds of one check (a refusal is fine: these inputs are hostile)."""
+    best = math.inf
+    for _ in range(repeat):
+        gc.collect()
+        start = time.process_time()
+        check(source)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def islands() -> float:
+    """The island rows; returns the worst step ratio ÷ the linear ratio."""
+    worst = 0.0
+    for label, island, per in (("plain ${{ a }}", "${{ a }}", 8_000),
+                               ('unclosed quote ${{ "\\" }}', '${{ "\\" }}', 5_000)):
+        times = [cpu(when_islands(n, island, per), 3) for n in ISLANDS]
+        print(f"\nislands in when: — {label}")
+        print(f"{'islands':>8} {'cpu s':>10} {'×prev':>8} {'linear ×':>10}")
+        for i, (n, t) in enumerate(zip(ISLANDS, times, strict=True)):
+            if i == 0:
+                print(f"{n:>8} {t:>10.4f} {'—':>8} {'—':>10}")
+                continue
+            step = n / ISLANDS[i - 1]
+            print(f"{n:>8} {t:>10.4f} {t / times[i - 1]:>8.1f} {step:>10.1f}")
+            worst = max(worst, (t / times[i - 1]) / step)
+    return worst
+
+
+TINY = "nika: hello\ntasks:\n  greet:\n    infer: { prompt: hi }\n"
+
+
+def child_cpu(argv: list[str], repeat: int = 20) -> float:
+    """Best-of-N CPU seconds (user + system) of a child process."""
+    # Bytecode caches as a user has them: written once, then read.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    best = math.inf
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(argv, stdout=subprocess.DEVNULL, env=env, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        spent = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best = min(best, spent)
+    return best
+
+
+def startup() -> float:
+    """`nika check` on a 4-line file as a fresh process, against `python -c pass`."""
+    nika = Path(sys.executable).with_name("nika")
+    with tempfile.TemporaryDirectory() as tmp:
+        flow = Path(tmp) / "tiny.nika.yaml"
+        flow.write_text(TINY, encoding="utf-8")
+        child_cpu([str(nika), "check", str(flow)], repeat=1)  # writes the bytecode caches
+        bare = child_cpu([sys.executable, "-c", "pass"])
+        checked = child_cpu([str(nika), "check", str(flow)])
+    print("\nstartup (best-of-20 CPU, fresh processes)")
+    print(f"  python -c pass        {bare * 1000:7.1f} ms")
+    print(f"  nika check tiny.yaml  {checked * 1000:7.1f} ms   {checked / bare:.1f}× bare")
+    return checked / bare
+
+
 def main() -> int:
     worst = 0.0
     for name, make in (("chain", chain), ("fan-out", fan)):
@@ -72,6 +154,10 @@ def main() -> int:
             m, n = SIZES[i - 1], SIZES[i]
             worst = max(worst, (times[i] / times[i - 1]) / ((n * math.log(n)) / (m * math.log(m))))
     print(f"\nworst step ratio ÷ n·log n ratio: {worst:.2f} (≤ 1 means no worse than O(n log n))")
+    linear = islands()
+    print(f"\nworst island step ratio ÷ linear ratio: {linear:.2f} (≈ 1 means linear)")
+    ratio = startup()
+    print(f"\nstartup ratio: {ratio:.1f}× (target ≤ 4×)")
     return 0
 
 

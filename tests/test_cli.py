@@ -100,3 +100,49 @@ def test_unreadable_file_is_usage(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2
     assert capsys.readouterr().err
+
+
+# Editors and agents call `nika check` per draft: the command must not pay for the run's
+# machinery (providers, MCP, HTTP, telemetry, rich, jsonschema, asyncio …).
+HEAVY = (
+    "anthropic",
+    "anyio",
+    "asyncio",
+    "bm25s",
+    "difflib",
+    "httpx",
+    "jq",
+    "jsonschema",
+    "mcp",
+    "numpy",
+    "openai",
+    "opentelemetry",
+    "rich",
+    "ruamel",
+    "socket",
+    "ssl",
+    "subprocess",
+)
+
+
+def test_check_imports_only_what_it_needs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    flow = tmp_path / "hello.nika.yaml"
+    flow.write_text(HELLO)
+    probe = (
+        "import contextlib, io, json, sys\n"
+        "from nika.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['check', {str(flow)!r}])\n"
+        "print(json.dumps([code, sorted(sys.modules)]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    code, modules = json.loads(out)
+    assert code == 0
+    loaded = {m.split(".")[0] for m in modules}
+    assert "yaml" in loaded and "nika" in loaded  # the probe really ran a check
+    assert sorted(loaded & set(HEAVY)) == []

@@ -256,7 +256,9 @@ def _write_html(out: str, data: bytes, verdict: TraceVerdict, name: str) -> int:
 
 def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("trace", help="read a run journal (.nika/traces/*.ndjson)")
-    actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    actions = p.add_subparsers(
+        dest="action", metavar="ACTION", parser_class=_Parser, required=True, prog="nika trace"
+    )
     verify = actions.add_parser(
         "verify", help="walk the hash chain: CLEAN · FINDING · INCOMPLETE · FORGED · REFUSED")
     show = actions.add_parser("show", help="render the run as a readable timeline")
@@ -281,7 +283,10 @@ def build_parser() -> _Parser:
     """The argument parser with every registered subcommand."""
     parser = _Parser(prog="nika", description="Nika v1 workflow engine")
     parser.add_argument("--version", action="version", version=f"nika {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    # An explicit `prog` spares argparse a help formatter (and its `shutil` import) per run.
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=_Parser, prog="nika"
+    )
     for add in _SUBCOMMANDS:
         add(sub)
     return parser

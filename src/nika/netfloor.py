@@ -16,10 +16,8 @@ This module sits at the bottom of the import graph: the standard library and `ni
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import re
-import socket
 from typing import Final
 
 from nika.errors import NikaError
@@ -185,6 +183,9 @@ async def resolve_and_check(
     private address from slipping through on a later connection attempt. Raises
     `UnresolvableHost` when the resolver has no answer.
     """
+    import asyncio  # here, not at the top: the static check imports this module too
+    import socket
+
     name = normalise_host(host)
     loop = asyncio.get_running_loop()
     try:

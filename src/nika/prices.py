@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
-from importlib.resources import files
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -125,6 +124,8 @@ def table_pin() -> TablePin:
 
 
 def _table_bytes() -> bytes:
+    from importlib.resources import files  # loaded when a price is first needed
+
     return files("nika").joinpath("data/prices.json").read_bytes()
 
 

@@ -10,7 +10,6 @@ Either way the outcome depends only on the document, never on timing.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection
 from typing import Final
 
@@ -43,6 +42,8 @@ class Suggestions:
         check has spent its budget."""
         if self.left <= 0 or not candidates:
             return None
+        import difflib  # a clean workflow never suggests: `nika check` starts without it
+
         pool, chars = self._pool(candidates)
         self.left -= chars + len(name) * len(pool)
         close = difflib.get_close_matches(name, pool, n=1)

@@ -11,7 +11,6 @@ ambient (`env`, `$ENV`, `input`…) — `NIKA-VAR-005`, the code the run would r
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
@@ -41,6 +40,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _unknown(ctx: CheckContext, tool: str, at: tuple[str | int, ...]) -> NikaError:
+    import difflib  # only a misspelt builtin pays for it
+
     close = difflib.get_close_matches(tool, sorted(BUILTINS), n=1)
     hint = f" — did you mean `{close[0]}`?" if close else ""
     return ctx.error(

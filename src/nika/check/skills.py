@@ -22,9 +22,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
 from nika.check.context import CheckContext, Finding
 from nika.check.side_files import Unreadable, read_capped
 from nika.errors import NikaError
@@ -102,6 +99,9 @@ def _skill_problem(file: Path) -> tuple[str, str] | None:
             "NIKA-AGENT-004",
             "is not an Agent Skill: its frontmatter is never closed by a `---` line",
         )
+    from ruamel.yaml import YAML  # only a workflow with skill files pays for this import
+    from ruamel.yaml.error import YAMLError
+
     try:
         front: Any = YAML(typ="safe", pure=True).load("\n".join(lines[1:end]))
     except YAMLError:

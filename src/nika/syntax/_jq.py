@@ -11,8 +11,6 @@ import re
 from functools import lru_cache
 from typing import Any, Final
 
-import jq
-
 from nika.errors import NikaError
 
 AMBIENT_FUNCTIONS: Final = frozenset({"env", "input", "inputs", "input_filename"})
@@ -117,6 +115,8 @@ def compile_jq(program: str) -> Any:
         raise _refuse(program, f"reads the ambient {reads[0]!r}, outside its input value",
                       "pass the value in through the input (permits.env feeds processes, "
                       "never jq)")
+    import jq  # the C extension loads on the first program, not with every check
+
     try:
         return jq.compile(program)
     except ValueError as err:

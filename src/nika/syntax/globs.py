@@ -118,7 +118,7 @@ def _translate(pattern: str, separator: str, barrier: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1 << 14)  # a check compiles each permit glob from several rungs: once
 def glob_to_regex(
     pattern: str, *, separator: str = TOOL_SEPARATOR, barrier: str = TOOL_BARRIER
 ) -> re.Pattern[str]:

@@ -1,0 +1,99 @@
+"""`check` grows linearly with its input, on the shapes that once made it quadratic (issue 14).
+
+Time is never asserted: the measure is the number of Python and C function calls `check()`
+makes (a profiler hook counts them), which is deterministic for a given input. Each case
+checks a small and an 8× larger document; linear work grows about 8×, the quadratic
+paths these tests pin grew 64× and more.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from nika.check import check
+from nika.check.verdict import Verdict
+
+QUOTED = '${{ "\\" }}'  # a quote the island never closes: its scan used to run to the end
+
+
+def work(source: str) -> tuple[int, Verdict]:
+    """How many functions `check(source)` calls, and its verdict."""
+    calls = 0
+
+    def count(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        verdict = check(source)
+    finally:
+        sys.setprofile(None)
+    return calls, verdict
+
+
+def when_islands(n: int, island: str = "${{ a }}", per: int = 8_000) -> str:
+    """`n` islands in `when:` strings of at most `per` islands (one scalar is capped at 64 KiB)."""
+    tasks = [
+        f"  t{start}:\n    when: '{island * min(per, n - start)}'\n    infer: {{ prompt: hi }}\n"
+        for start in range(0, n, per)
+    ]
+    return "nika: islands\ntasks:\n" + "".join(tasks)
+
+
+def globs(n: int) -> str:
+    """n tasks reading n distinct files, each granted by its own glob, plus unused ones."""
+    tasks = "".join(
+        f"  t{i}:\n    invoke: {{ tool: nika:read, args: {{ path: 'd{i}/f' }} }}\n" for i in range(n)
+    )
+    grants = ", ".join(f"'d{i}/**'" for i in range(2 * n))
+    return f"nika: globs\npermits:\n  tools: [nika:read]\n  fs: {{ read: [{grants}] }}\ntasks:\n{tasks}"
+
+
+def dangling(n: int) -> str:
+    """n tasks, each waiting on an undeclared task with a near-miss name."""
+    tasks = "".join(
+        f"  task_number_{i}:\n    after: {{ task_nunber_{i}: success }}\n    infer: {{ prompt: x }}\n"
+        for i in range(n)
+    )
+    return f"nika: dangling\ntasks:\n{tasks}"
+
+
+def undeclared(n: int) -> str:
+    """n declared inputs and n reads of undeclared ones."""
+    inputs = "".join(f"  input_number_{i}: {{ type: string, default: x }}\n" for i in range(n))
+    reads = "".join(f"${{{{ inputs.input_nunber_{i} }}}}" for i in range(n))
+    return f"nika: undeclared\ninputs:\n{inputs}tasks:\n  t:\n    infer: {{ prompt: '{reads}' }}\n"
+
+
+CASES: dict[str, tuple[Callable[[int], str], int, str | None]] = {
+    "when: islands": (when_islands, 1_000, "NIKA-VAR-005"),
+    "unclosed quotes": (lambda n: when_islands(n, QUOTED, per=5_000), 1_000, "NIKA-VAR-005"),
+    "tasks × permit globs": (globs, 100, None),
+    "dangling names": (dangling, 150, "NIKA-DAG-002"),
+    "undeclared names": (undeclared, 150, "NIKA-VAR-001"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_work_grows_linearly(case: str) -> None:
+    make, n, code = CASES[case]
+    check(make(3))  # imports and first-use caches are paid before counting
+    small, verdict = work(make(n))
+    large, _ = work(make(8 * n))
+    assert code is None and verdict.valid or code in {e.code for e in verdict.errors}
+    assert large <= 12 * small, f"{case}: {small} → {large} calls for 8× the input"
+
+
+def test_the_8000_island_when_of_the_issue_is_refused_with_its_codes() -> None:
+    source = "nika: x\ntasks:\n  t:\n    when: \"" + "${{ a }}" * 8_000 + '"\n    infer: { prompt: hi }\n'
+    assert len(source.encode()) > 64_000
+    calls, verdict = work(source)
+    assert {e.code for e in verdict.errors} == {"NIKA-VAR-001", "NIKA-VAR-005"}
+    assert calls < 2_000_000  # measured ~1.0M; the quadratic path made over 100M
