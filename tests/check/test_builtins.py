@@ -156,3 +156,46 @@ def test_a_literal_jq_program_must_compile(tool: str, args: str, needle: str) ->
 )
 def test_a_well_formed_or_templated_jq_program_passes(args: str) -> None:
     assert codes("nika:jq", args) == []
+
+
+def test_a_list_where_a_string_belongs_is_a_shape_finding_not_a_crash() -> None:
+    # issue 14: `op: [sign]` once raised TypeError (unhashable list) inside the rung.
+    ctx = ctx_of(
+        "nika: x\ntasks:\n  t:\n    invoke: { tool: nika:hash, args: { op: [sign], content: x } }\n"
+    )
+    found = [f for f in builtins.run(ctx) if isinstance(f, NikaError)]
+    assert [f.code for f in found] == ["NIKA-BUILTIN-HASH-001"]
+    assert "`op: ['sign']` is a list" in found[0].detail and "is a string" in found[0].detail
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "code"),
+    [
+        ("nika:read", "{ path: [a] }", "NIKA-BUILTIN-001"),
+        ("nika:read", "{ path: x, bogus: 1 }", "NIKA-BUILTIN-001"),  # the run's schema is closed
+        ("nika:write", "{ path: x, content: y, overwrite: 'yes' }", "NIKA-BUILTIN-001"),
+        ("nika:edit", "{ path: x, find: a, replace: b, count: 1.5 }", "NIKA-BUILTIN-001"),
+        ("nika:fetch", "{ url: 'https://a.example', method: [POST], body: x }", "NIKA-BUILTIN-001"),
+        ("nika:inspect", "{ view: { a: 1 } }", "NIKA-BUILTIN-INSPECT-001"),
+        ("nika:image_generate", "{ prompt: p, output_dir: o, provider: [] }", "NIKA-BUILTIN-001"),
+        ("nika:wait", "{ duration: [5s] }", "NIKA-BUILTIN-001"),
+        ("nika:prompt", "{ message: m, mode: choice, choices: a }", "NIKA-BUILTIN-001"),
+    ],
+)
+def test_every_wrong_yaml_type_is_named_once(tool: str, args: str, code: str) -> None:
+    assert codes(tool, args) == [code]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "{ path: '${{ inputs.p }}' }",  # one whole island: any type, the run's to judge
+        "{ path: 'out/${{ inputs.p }}.md' }",
+    ],
+)
+def test_a_templated_argument_is_not_typed_statically(args: str) -> None:
+    ctx = ctx_of(
+        "nika: x\ninputs: { p: { type: string } }\ntasks:\n  t:\n"
+        f"    invoke: {{ tool: nika:read, args: {args} }}\n"
+    )
+    assert [f for f in builtins.run(ctx) if isinstance(f, NikaError)] == []

@@ -389,3 +389,14 @@ def test_the_compose_teaching_example_passes_check_with_its_certificate() -> Non
     assert cert["tasks"]["draft"]["model_calls"] == 8
     assert cert["tasks"]["draft"]["tool_calls"] == 0  # done + compose grant no effect
     assert cert["total"]["cost_usd"] == {"floor": 0.0, "ceiling": 0.0}
+
+
+def test_a_media_provider_of_the_wrong_type_is_a_shape_finding_not_a_crash() -> None:
+    # issue 14: `provider: []` once raised TypeError (unhashable list) in this rung.
+    verdict = check(
+        'nika: c2\npermits: { tools: ["nika:image_generate"], fs: { write: ["out/**"] } }\n'
+        "tasks:\n  g:\n    invoke:\n      tool: nika:image_generate\n"
+        "      args: { provider: [], prompt: x, output_dir: out }\n"
+    )
+    assert [e.code for e in verdict.errors] == ["NIKA-BUILTIN-001"]
+    assert "`provider: []` is a list" in verdict.errors[0].detail

@@ -1,21 +1,26 @@
 """Bad input never escapes `check()`: random and mutated YAML always yields a Verdict.
 
-Mutations start from the spec's example workflows; a crash inside the engine would
-surface as `NIKA-IMPL-001`, which this test also refuses (a crash is a bug).
+Mutations start from the spec's example workflows and the conformance sample; a crash
+inside the engine would surface as `NIKA-IMPL-001`, which these tests also refuse (a crash
+is a bug), and every code a verdict carries must be in the registry. The seeded structural
+mutator (`_mutator.py`, also behind `bench/fuzz_check.py` for 100,000+ cases) puts values
+of the wrong YAML type where the rungs read them.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.check._mutator import SHARED, case
 
 from nika.check import check
 from nika.check.verdict import Verdict
+from nika.codes import CODES
 
-_EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "nika-spec" / "examples"
+_EXAMPLES = SHARED / "nika-spec" / "examples"
 _SEEDS = sorted(
     p.read_text(encoding="utf-8") for p in _EXAMPLES.glob("*.nika.yaml") if p.stat().st_size < 6000
 )
@@ -114,6 +119,29 @@ def test_every_input_yields_a_verdict(source: str | bytes) -> None:
     verdict = check(source)
     assert isinstance(verdict, Verdict)
     assert verdict.valid == (not verdict.errors)
+    _sound(verdict)
+
+
+def _sound(verdict: Verdict) -> None:
+    assert isinstance(verdict, Verdict)
+    assert verdict.valid == (not verdict.errors)
     crashes = [e.detail for e in verdict.errors if e.code == "NIKA-IMPL-001"]
     assert not crashes, crashes
+    unregistered = {e.code for e in [*verdict.errors, *verdict.hints]} - set(CODES)
+    assert not unregistered, unregistered
     verdict.to_json()
+
+
+MUTATIONS = 2_000
+"""The budget in `make test` (a few seconds); `bench/fuzz_check.py` runs 100,000+."""
+
+
+def test_seeded_mutations_of_real_workflows_never_crash_a_rung() -> None:
+    rng = random.Random(14)
+    for _ in range(MUTATIONS):
+        name, source = case(rng)
+        try:
+            verdict = check(source, path=str(SHARED / name))
+        except Exception as exc:  # the contract: check() never raises
+            raise AssertionError(f"check() raised on a mutation of {name}:\n{source}") from exc
+        _sound(verdict)

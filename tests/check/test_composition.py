@@ -157,3 +157,13 @@ def test_a_child_runs_under_its_own_permits_intersected_with_the_parents(tmp_pat
     roomy = "exec: true, tools: ['nika:*'], fs: { read: ['**'] }"
     assert codes(tmp_path, parent(call, full_parent), child.format(own=wide)) == []
     assert codes(tmp_path, parent(call, full_parent), child.format(own=roomy)) == []
+
+
+def test_a_target_no_os_can_name_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+    # issue 14: a NUL byte once raised ValueError out of Path.resolve inside the rung.
+    nul = findings(tmp_path, parent('invoke: { workflow: "\\x00" }'))
+    assert [(f.code, "NUL" in f.detail) for f in nul] == [("NIKA-COMP-001", True)]
+    long = parent(f"invoke: {{ workflow: ./{'d' * 5000}.nika.yaml }}")
+    assert codes(tmp_path, long) == ["NIKA-COMP-001"]
+    grandchild = 'nika: c\ntasks:\n  t:\n    invoke: { workflow: "\\x00" }\n'
+    assert codes(tmp_path, parent("invoke: { workflow: ./child.nika.yaml }"), grandchild) == []

@@ -100,3 +100,15 @@ def test_an_earlier_declared_net_task_owns_the_exec_even_when_a_later_one_is_clo
     (err,) = [e for e in check(source(kinds, parents)).errors if e.code == "NIKA-SEC-015"]
     assert err.details["path"] == ["t0", "t1", "t3"]
     assert "network task `t0`" in err.detail
+
+
+def test_an_unclosed_island_in_a_gated_binding_is_reported_once_not_as_a_crash() -> None:
+    # issue 14: NIKA-VAR-008 once escaped the authority rung as NIKA-IMPL-001.
+    verdict = check(
+        'nika: c4\npermits: { tools: ["nika:prompt", "nika:write"], fs: { write: ["out/**"] } }\n'
+        "tasks:\n  ask:\n    invoke: { tool: nika:prompt, args: { message: go? } }\n"
+        '  w:\n    with: { go: "${{ tasks.ask.output }}", c: "${{ )" }\n'
+        '    when: "${{ with.go == true }}"\n'
+        '    invoke: { tool: nika:write, args: { path: out/x, content: "${{ with.c }}" } }\n'
+    )
+    assert [e.code for e in verdict.errors] == ["NIKA-VAR-008"]

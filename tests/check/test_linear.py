@@ -49,17 +49,18 @@ def when_islands(n: int, island: str = "${{ a }}", per: int = 8_000) -> str:
 
 def globs(n: int) -> str:
     """n tasks reading n distinct files, each granted by its own glob, plus unused ones."""
-    tasks = "".join(
-        f"  t{i}:\n    invoke: {{ tool: nika:read, args: {{ path: 'd{i}/f' }} }}\n" for i in range(n)
-    )
+    read = "invoke: {{ tool: nika:read, args: {{ path: 'd{}/f' }} }}"
+    tasks = "".join(f"  t{i}:\n    {read.format(i)}\n" for i in range(n))
     grants = ", ".join(f"'d{i}/**'" for i in range(2 * n))
-    return f"nika: globs\npermits:\n  tools: [nika:read]\n  fs: {{ read: [{grants}] }}\ntasks:\n{tasks}"
+    permits = f"permits:\n  tools: [nika:read]\n  fs: {{ read: [{grants}] }}\n"
+    return f"nika: globs\n{permits}tasks:\n{tasks}"
 
 
 def dangling(n: int) -> str:
     """n tasks, each waiting on an undeclared task with a near-miss name."""
     tasks = "".join(
-        f"  task_number_{i}:\n    after: {{ task_nunber_{i}: success }}\n    infer: {{ prompt: x }}\n"
+        f"  task_number_{i}:\n    after: {{ task_nunber_{i}: success }}\n"
+        "    infer: { prompt: x }\n"
         for i in range(n)
     )
     return f"nika: dangling\ntasks:\n{tasks}"
@@ -92,7 +93,8 @@ def test_work_grows_linearly(case: str) -> None:
 
 
 def test_the_8000_island_when_of_the_issue_is_refused_with_its_codes() -> None:
-    source = "nika: x\ntasks:\n  t:\n    when: \"" + "${{ a }}" * 8_000 + '"\n    infer: { prompt: hi }\n'
+    when = "${{ a }}" * 8_000
+    source = f'nika: x\ntasks:\n  t:\n    when: "{when}"\n    infer: {{ prompt: hi }}\n'
     assert len(source.encode()) > 64_000
     calls, verdict = work(source)
     assert {e.code for e in verdict.errors} == {"NIKA-VAR-001", "NIKA-VAR-005"}

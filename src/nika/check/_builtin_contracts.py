@@ -304,7 +304,7 @@ def _hash(a: Mapping[str, Any], r: Report) -> None:
         "sign": ("content", "encoding", "key"),
         "verify": ("content", "encoding", "public_key", "signature"),
     }
-    if op not in per_op:
+    if not isinstance(op, str) or op not in per_op:
         r(h, f"`op: {op!r}` is not one of hash, sign, verify", "op")
         return
     _closed(a, ("op", *per_op[op]), r, h, f" under `op: {op}`")

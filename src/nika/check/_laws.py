@@ -17,13 +17,12 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-from nika.check._islands import exprs
+from nika.check._islands import exprs, whole
 from nika.check.context import CheckContext, Finding, Hint
 from nika.check.graph import Graph
 from nika.syntax.expr import Binary, Expr, Ident, Index, Literal, Member, Not, Ternary
 from nika.syntax.globs import glob_match
 from nika.syntax.model import AgentBody, ExecBody, InvokeBody, Task, TaskId
-from nika.syntax.template import is_whole_island
 
 NET: Final = frozenset({"nika:fetch", "nika:notify"})
 EGRESS_BUILTINS: Final = frozenset(
@@ -191,9 +190,9 @@ def _substitution(task: Task, gate: TaskId) -> Mapping[str, Any]:
         f"tasks.{gate}.status": "success",
     }
     for name, binding in task.with_.items():
-        if isinstance(binding, str) and is_whole_island(binding):
-            trees = exprs(binding)
-            dotted = _dotted(trees[0]) if len(trees) == 1 else None
+        tree = whole(binding) if isinstance(binding, str) else None  # a malformed one is None
+        if tree is not None:
+            dotted = _dotted(tree)
             if dotted in refusal:
                 refusal[f"with.{name}"] = refusal[dotted]
     return refusal

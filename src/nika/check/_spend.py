@@ -77,7 +77,8 @@ def assess(task: Task, workflow: Workflow, quantities: Quantities) -> TaskSpend:
     if isinstance(body, InvokeBody) and body.tool in MEDIA:
         provider = body.args.get("provider")
         model = body.args.get("model")
-        if provider in _UNBILLED_MEDIA or (provider is None and str(model).startswith("mock")):
+        unbilled = isinstance(provider, str) and provider in _UNBILLED_MEDIA
+        if unbilled or (provider is None and str(model).startswith("mock")):
             return TaskSpend(
                 task, None, iterations, attempts, attempts, attempts, _ZERO, _ZERO, "none"
             )

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+from nika.check._builtin_args import misfits
 from nika.check._builtin_contracts import BUILTINS, CONTRACTS, Report
 from nika.check.context import CheckContext, Finding
 from nika.errors import NikaError
@@ -22,6 +23,13 @@ from nika.syntax.model import AgentBody, InvokeBody, Task
 
 _JQ_PROGRAMS: Final = {"nika:jq": "expression", "nika:fetch": "jq"}
 """The argument that carries a jq program, per builtin."""
+
+_SHAPE_CODES: Final = {
+    "nika:hash": "NIKA-BUILTIN-HASH-001",
+    "nika:inspect": "NIKA-BUILTIN-INSPECT-001",
+}
+"""Builtins whose own code covers a malformed argument (stdlib/builtins-v0.1); the rest
+use the static contract's `NIKA-BUILTIN-001`."""
 
 _LOOP_ONLY = {
     "nika:done": ("NIKA-BUILTIN-DONE-001", "the loop-completion sentinel"),
@@ -69,20 +77,27 @@ def _invoke(
             at,
         )
         return
-    contract = CONTRACTS.get(tool)
-    if contract is None:
-        return
     found: list[NikaError] = []
     args_at = (*task.path, "invoke", "args")
+    shape_code = _SHAPE_CODES.get(tool, "NIKA-BUILTIN-001")
+    misfit: set[str] = set()
 
     def report(code: str, detail: str, key: str | None = None) -> None:
+        if key in misfit:
+            return  # the argument's shape finding already speaks for it
         where = (*args_at, key) if key is not None and key in args else args_at
         found.append(ctx.error(code, f"task `{task.id}` · `{tool}`: {detail}", where))
 
-    rep: Report = report
-    contract(args, rep)
+    for key, why in misfits(tool, args):
+        report(shape_code, why, key)
+        misfit.add(key)
+    contract = CONTRACTS.get(tool)
+    if contract is not None:
+        rep: Report = report
+        contract(args, rep)
     yield from found
-    yield from _jq_program(ctx, task, tool, args)
+    if _JQ_PROGRAMS.get(tool) not in misfit:
+        yield from _jq_program(ctx, task, tool, args)
 
 
 def _jq_program(

@@ -58,7 +58,15 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             continue  # a pinned registry child resolves through the lockfile, not the disk
         if not ctx.read_side_files:
             continue  # judged statically: the child is never opened
-        file = (ctx.base_dir / target).resolve()
+        file = _resolved(ctx.base_dir, target)
+        if file is None:
+            yield ctx.error(
+                "NIKA-COMP-001",
+                f"task `{task.id}` calls {target!r}, which is not a path this system can "
+                "resolve; name the child workflow file",
+                at,
+            )
+            continue
         if me is not None and file == me:
             yield ctx.error(
                 "NIKA-COMP-003",
@@ -93,7 +101,17 @@ def _static_problem(target: str) -> str | None:
         return None
     if not target.strip():
         return "an empty target; name the child workflow file"
+    if "\x00" in target:
+        return "a file name never holds a NUL character; name the child workflow file"
     return None
+
+
+def _resolved(base: Path, target: str) -> Path | None:
+    """`base / target` with symlinks resolved, or None when the OS cannot even name it."""
+    try:
+        return (base / target).resolve()
+    except (OSError, ValueError, RuntimeError):  # too long, unencodable, a symlink loop
+        return None
 
 
 def _load(file: Path) -> tuple[Workflow | None, str]:
@@ -129,7 +147,9 @@ def _cycle(child: Workflow, root: Path | None, trail: list[Path]) -> list[str] |
             continue
         if body.workflow.startswith("registry:"):
             continue
-        nxt = (base / body.workflow).resolve()
+        nxt = _resolved(base, body.workflow)
+        if nxt is None:
+            continue  # the child's own check names it
         if nxt == root or nxt in trail:
             return [p.name for p in [*trail, nxt]]
         grandchild, _ = _load(nxt)
