@@ -11,8 +11,10 @@ from ruamel.yaml import YAML
 
 from nika.agent import (
     AgentSpec,
+    AssistantMessage,
     ModelRequest,
     ToolResult,
+    Usage,
     UserMessage,
     run_agent,
 )
@@ -160,3 +162,44 @@ async def test_usage_grows_with_the_transcript_so_token_budgets_bite_offline() -
     assert info.value.code == "NIKA-AGENT-002"
     assert info.value.details["partial_output"] == "mock(echo) · p"
     assert info.value.details["tokens_used"] > 40 and len(ex.dispatched) >= 1
+
+
+async def test_the_scripted_mock_replays_its_script_by_turn(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": [
+        {"text": "first", "tool_calls": [{"name": "nika:done", "args": {"result": "x"}}],
+         "usage": {"input": 7, "output": 3}},
+        {"text": "second"},
+    ]}))
+    log = tmp_path / "calls.log"
+    mock = MockProvider({"NIKA_MOCK_SCRIPT": str(script), "NIKA_MOCK_CALL_LOG": str(log)})
+    first = await mock.complete(_request(model="mock/scripted"))
+    assert (first.text, first.stop_reason, first.usage) == ("first", "tool_calls", Usage(7, 3))
+    assert [(c.name, dict(c.args)) for c in first.tool_calls] == [("nika:done", {"result": "x"})]
+    turn2 = ModelRequest(model="mock/scripted", system=None,
+                         messages=(UserMessage("go"), AssistantMessage("first")))
+    second = await mock.complete(turn2)
+    assert (second.text, second.tool_calls, second.stop_reason) == ("second", (), "end_turn")
+    # the same request gets the same reply in any process: the turn picks it, not a counter
+    assert (await mock.complete(_request(model="mock/scripted"))).text == "first"
+    assert [json.loads(line)["reply"] for line in log.read_text().splitlines()] == [0, 1, 0]
+
+
+async def test_the_scripted_mock_refuses_a_missing_or_exhausted_script(tmp_path: Path) -> None:
+    with pytest.raises(NikaError) as missing:
+        await MockProvider({}).complete(_request(model="mock/scripted"))
+    assert "NIKA_MOCK_SCRIPT" in missing.value.detail and not missing.value.transient
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": []}))
+    with pytest.raises(NikaError) as exhausted:
+        await MockProvider({"NIKA_MOCK_SCRIPT": str(script)}).complete(
+            _request(model="mock/scripted"))
+    assert exhausted.value.code == "NIKA-INFER-001" and "0 replies" in exhausted.value.detail
+
+
+async def test_every_mock_model_logs_its_calls_when_asked(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    await MockProvider({"NIKA_MOCK_CALL_LOG": str(log)}).complete(_request())
+    assert json.loads(log.read_text()) == {"model": "mock/echo", "reply": 0}
+    await MockProvider().complete(_request())  # no log asked: nothing written
+    assert len(log.read_text().splitlines()) == 1

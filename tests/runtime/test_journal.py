@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -232,3 +233,33 @@ def test_uuid7_layout_and_order_within_one_millisecond() -> None:
     assert second == "018bcfe5-687b-7000-8000-000000000006"  # same ms: the next value, in order
     third = stamper.stamp(1_700_000_000_124_000_000)
     assert third[:13] == "018bcfe5-687c" and third[14] == "7" and third[19] in "89ab"
+
+
+def test_task_boundaries_are_synced_off_the_loop_and_once_more_at_close(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from nika.runtime import _sync
+
+    synced: list[str] = []
+    monkeypatch.setattr(_sync, "fdatasync",
+                        lambda fd: synced.append(threading.current_thread().name))
+    code, _, _, path = _run(tmp_path)
+    assert code == 0 and path is not None
+    assert synced and synced[-1] == threading.current_thread().name  # the closing sync
+    assert set(synced[:-1]) <= {"nika-journal-sync"}  # every boundary sync ran off the loop
+    assert not [t for t in threading.enumerate() if t.name == "nika-journal-sync"]
+
+
+def test_a_failing_sync_is_reported_and_never_changes_the_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from nika.runtime import _sync
+
+    def broken(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(_sync, "fdatasync", broken)
+    code, out, err, path = _run(tmp_path)
+    assert code == 0 and json.loads(out)["brief"]
+    assert path is not None and "sink JournalSink failed at close" in err
+    assert "INCOMPLETE: a write failed" in err

@@ -82,14 +82,19 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     return Project(tmp_path, monkeypatch, capsys)
 
 
-def test_a_resumed_complete_run_serves_every_task_and_runs_nothing(project: Project) -> None:
+def test_a_resumed_complete_run_serves_every_task_and_runs_nothing(
+        project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = project.root / "calls.log"
+    monkeypatch.setenv("NIKA_MOCK_CALL_LOG", str(calls))
     assert project.run()[0] == 0
     first = project.latest()
-    assert len(project.log()) == 3
+    assert len(project.log()) == 3 and len(calls.read_text().splitlines()) == 1
+    calls.write_text("")
     code, err = project.run("--resume", str(first))
     assert code == 0, err
     second = project.latest()
     assert second != first and len(project.log()) == 3  # no exec re-ran
+    assert calls.read_text() == ""  # the infer replayed its recorded output: no tokens
     assert hits(second) == ["greet", "shout", "side", "summary"]
     assert "cache hit" in err
     assert verify(second.read_bytes()).status == "clean"

@@ -61,7 +61,7 @@ def resolve_provider(
     if info.family == "mock":
         from nika.providers.mock import MockProvider
 
-        return MockProvider()
+        return MockProvider(os.environ if env is None else env)
     env = os.environ if env is None else env
     override = base_url or env.get(info.base_url_var)
     endpoint = _sdk_base_url(override, info) if override else info.base_url

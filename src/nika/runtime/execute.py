@@ -219,7 +219,10 @@ class Pipeline:
         except NikaError as exc:
             return Outcome("failure", error=exc)
         def_hash = self._replay.definition(task)
-        input_hash = self._replay.inputs(task, self._boundary, iteration=(index, item))
+        task_hash = notes.get("input_hash")
+        if not isinstance(task_hash, str):  # a cleanup unit: identified here, once
+            task_hash = notes["input_hash"] = self._replay.inputs(task, self._boundary)
+        input_hash = self._replay.iteration(task_hash, index, item)
         bus = self._services.bus
         hit = self._replay.lookup_iteration(task.id, index, def_hash, input_hash)
         if hit is not None:

@@ -44,6 +44,8 @@ _LOCATION_FIELDS: Final = frozenset({"path", "site", "position", "location"})
 _NOT_BEHAVIOUR: Final = frozenset({"id", "path", "timeout", "group"})
 _LOOP_ROOTS: Final = frozenset({"item", "index"})
 _MISSING: Final = {"$missing": True}
+_TASK_FIELDS: Final = tuple(f.name for f in dataclasses.fields(Task)
+                            if f.name not in _NOT_BEHAVIOUR)
 _CHILD_CAP: Final = 1 << 20
 
 
@@ -54,15 +56,33 @@ def canonical(value: Any) -> bytes:
 
 
 def digest(domain: bytes, value: Any) -> str:
-    """sha256 hex of `domain` ‖ canonical(`value`)."""
-    return hashlib.sha256(domain + canonical(value)).hexdigest()
+    """sha256 hex of `domain` ‖ the canonical JSON of `value` (any model value: dataclasses,
+    bytes, sets and tuples are encoded as `hashable` says, in one C-encoder pass)."""
+    try:
+        data = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False, default=_encode).encode("utf-8")
+    except (ValueError, TypeError):  # a non-finite float, odd keys: the slow, total path
+        data = canonical(hashable(value))
+    return hashlib.sha256(domain + data).hexdigest()
+
+
+def _encode(value: Any) -> Any:
+    """The JSON encoder's hook for what it cannot encode itself (see `hashable`)."""
+    if isinstance(value, bytes | bytearray | set | frozenset) or not isinstance(
+            value, Mapping) and _fields_of(type(value)) is None:
+        return hashable(value)
+    if isinstance(value, Mapping):
+        return {str(k): v for k, v in value.items()}
+    return {"$": type(value).__name__,
+            **{name: getattr(value, name) for name in _fields_of(type(value)) or ()}}
 
 
 def hashable(value: Any) -> Any:
     """`value` as plain JSON data that keeps every distinction a hash must see: bytes become
     their digest (not their size), non-finite floats their name, sets a sorted list."""
-    if value is None or isinstance(value, bool | int | str):
+    if value is None or isinstance(value, str | int):  # bool is an int
         return value
+    kind = type(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else {"$float": repr(value)}
     if isinstance(value, bytes | bytearray):
@@ -73,17 +93,48 @@ def hashable(value: Any) -> Any:
         return [hashable(v) for v in value]
     if isinstance(value, set | frozenset):
         return sorted((hashable(v) for v in value), key=lambda v: canonical(v))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {f.name: hashable(getattr(value, f.name)) for f in dataclasses.fields(value)
-               if f.name not in _LOCATION_FIELDS}
-        return {"$": type(value).__name__, **out}
+    names = _fields_of(kind)
+    if names is not None:
+        out = {name: hashable(getattr(value, name)) for name in names}
+        return {"$": kind.__name__, **out}
     return {"$text": str(value)}
+
+
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _fields_of(kind: type) -> tuple[str, ...] | None:
+    """A dataclass type's behaviour-bearing field names (locations dropped), else None."""
+    try:
+        return _FIELDS[kind]
+    except KeyError:
+        names = None if not dataclasses.is_dataclass(kind) else tuple(
+            f.name for f in dataclasses.fields(kind) if f.name not in _LOCATION_FIELDS)
+        _FIELDS[kind] = names
+        return names
+
+
+def _templates(value: Any, out: list[str]) -> list[str]:
+    """Every string nested in `value` that carries a `${{` island opener."""
+    if isinstance(value, str):
+        if "${{" in value:
+            out.append(value)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            _templates(item, out)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _templates(item, out)
+    else:
+        names = _fields_of(type(value))
+        for name in names or ():
+            _templates(getattr(value, name), out)
+    return out
 
 
 def _values(task: Task) -> dict[str, Any]:
     """The behaviour-bearing values of `task`, by field name."""
-    return {f.name: getattr(task, f.name) for f in dataclasses.fields(task)
-            if f.name not in _NOT_BEHAVIOUR}
+    return {name: getattr(task, name) for name in _TASK_FIELDS}
 
 
 def _file_digest(path: Path, cap: int) -> str:
@@ -109,16 +160,16 @@ def side_files(task: Task, workflow_dir: Path) -> dict[str, str]:
 def definition_hash(task: Task, *, model: str | None,
                     files: Mapping[str, str] | None = None) -> str:
     """The task-definition hash: behaviour fields, resolved model, side-file digests."""
-    return digest(DEF_DOMAIN, {"task": hashable(_values(task)), "model": model,
+    return digest(DEF_DOMAIN, {"task": _values(task), "model": model,
                                "files": dict(files or {})})
 
 
 def task_references(task: Task) -> tuple[Reference, ...]:
     """Every `${{ }}` read in the task's behaviour fields, deduplicated, in a stable order."""
     seen: dict[str, Reference] = {}
-    for value in _values(task).values():
+    for text in _templates(list(_values(task).values()), []):
         try:
-            sites = parse_sites(hashable(value))
+            sites = parse_sites(text)
         except NikaError:  # text the check let through as literal (a jq program, …)
             continue
         for site in sites:
@@ -154,9 +205,8 @@ class InputHasher:
             found = self._refs[task.id] = task_references(task)
         return found
 
-    def input_hash(self, task: Task, env: Mapping[str, Any], *,
-                   iteration: tuple[int, Any] | None = None) -> str:
-        """The hash of what `task` reads from `env` (`iteration`: `(index, item)`)."""
+    def input_hash(self, task: Task, env: Mapping[str, Any]) -> str:
+        """The hash of what `task` reads from `env`."""
         read: dict[str, Any] = {}
         for ref in self.refs(task):
             if ref.root == "with" or ref.root in _LOOP_ROOTS:
@@ -165,19 +215,22 @@ class InputHasher:
                 name = ref.path[0] if ref.path else None
                 read[ref.dotted] = self._secrets.get(str(name), _MISSING)
                 continue
-            read[ref.dotted] = hashable(_walk(env.get(ref.root, _MISSING), ref.path))
-        if iteration is not None:
-            read["index"], read["item"] = iteration[0], hashable(iteration[1])
+            read[ref.dotted] = _walk(env.get(ref.root, _MISSING), ref.path)
         return digest(INPUT_DOMAIN, read)
+
+
+def iteration_hash(task_input_hash: str, index: int, item: Any) -> str:
+    """One `for_each` iteration's input hash: its task's reads, its index and its item (the
+    task's reads enter by their hash, so a fan-out never re-hashes its collection per item)."""
+    return digest(INPUT_DOMAIN, {"task": task_input_hash, "index": index, "item": item})
 
 
 def semantic_hash(workflow: Workflow, definitions: Mapping[str, str]) -> str:
     """The workflow's semantic identity: its envelope and each task's definition hash."""
     envelope = {
-        "workflow": workflow.name, "model": workflow.model,
-        "inputs": hashable(dict(workflow.inputs)), "const": hashable(dict(workflow.const)),
-        "secrets": hashable(dict(workflow.secrets)), "permits": hashable(workflow.permits),
-        "run": hashable(workflow.run), "outputs": hashable(dict(workflow.outputs)),
+        "workflow": workflow.name, "model": workflow.model, "inputs": dict(workflow.inputs),
+        "const": dict(workflow.const), "secrets": dict(workflow.secrets),
+        "permits": workflow.permits, "run": workflow.run, "outputs": dict(workflow.outputs),
         "tasks": dict(definitions),
     }
     return digest(SEMANTIC_DOMAIN, envelope)

@@ -15,9 +15,12 @@ bus to record — it never reaches the run's verdict — and the sink goes quiet
 Durability policy: every frame is written and flushed to the OS as it is emitted, so a killed
 process (SIGKILL, OOM) loses no complete line. Frames that close a unit of work — a task's
 terminal or cache-hit frame, a `for_each` iteration's checkpoint, a workflow terminal or
-pause — are also fsynced (`DURABLE_KINDS`), and so is the directory entry when the file is
-created: after a power cut every settled task is on disk, and what follows the last fsync is
-at worst a torn last line, which the verify walk reads as a torn tail, never as forgery.
+pause (`DURABLE_KINDS`) — also request an fdatasync, which a syncer thread runs off the event
+loop (`_sync.BackgroundSync`: an fsync costs milliseconds, boundaries arriving during one are
+covered by the next); the directory entry is fsynced when the file is created, and `close`
+syncs once more, synchronously. After a power cut every task settled before the last
+completed sync is on disk, and what follows is at worst a torn last line, which the verify
+walk reads as a torn tail, never as forgery.
 
 Values arrive already masked by the bus; the boot manifest (`manifest()`) is merged into the
 `workflow_started` prologue and masked here, because it never crosses the bus.
@@ -40,6 +43,7 @@ from typing import IO, Any, Final
 
 from nika import __version__
 from nika.prices import table_pin
+from nika.runtime._sync import BackgroundSync
 from nika.runtime.bus import RunEvent
 from nika.syntax.model import Workflow
 
@@ -165,11 +169,6 @@ def manifest(source: bytes, workflow: Workflow, *, semantic: str | None = None,
     return out
 
 
-def _fsync(fd: int) -> None:
-    sync = getattr(os, "fdatasync", os.fsync)  # the data, not the access times
-    sync(fd)
-
-
 def _sync_directory(directory: Path) -> None:
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -218,6 +217,7 @@ class JournalSink:
         self._correlation = correlation
         self._run: str | None = None
         self._file: IO[bytes] | None = None
+        self._syncer: BackgroundSync | None = None
         self._chain = GENESIS_CHAIN
         self._last: tuple[int, FrameRef] | None = None
         self._failed = False
@@ -248,8 +248,8 @@ class JournalSink:
             line = encode(self._frame(event))
             handle.write(line + b"\n")
             handle.flush()  # a killed process still leaves every complete line on disk
-            if event.kind in DURABLE_KINDS and self._sync:
-                _fsync(handle.fileno())  # a task boundary survives a power cut too
+            if event.kind in DURABLE_KINDS and self._syncer is not None:
+                self._syncer.request()  # a task boundary survives a power cut too
         except (OSError, ValueError):
             self._failed = True
             raise
@@ -258,8 +258,17 @@ class JournalSink:
         self._last = (event.seq, FrameRef(self.frames, self._chain))
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
+        """Sync what the run wrote (synchronously, once), then close; a sync failure is
+        raised for the bus to report after the run."""
+        if self._file is None:
+            return
+        syncer, self._syncer = self._syncer, None
+        if syncer is not None:
+            syncer.close()
+        self._file.close()
+        if syncer is not None and syncer.failed is not None:
+            self._failed = True
+            raise syncer.failed
 
     def _open(self, timestamp_ns: int) -> IO[bytes]:
         self._run = self._ids.stamp(timestamp_ns)
@@ -270,6 +279,7 @@ class JournalSink:
         self.path = path
         if self._sync:
             _sync_directory(self._directory)  # the file's name survives a power cut
+            self._syncer = BackgroundSync(self._file.fileno())
         return self._file
 
     def _frame(self, event: RunEvent) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from typing import Any, Final
 from nika.runtime.identity import (
     InputHasher,
     definition_hash,
+    iteration_hash,
     semantic_hash,
     side_files,
 )
@@ -152,10 +153,14 @@ class Replay:
                 task, model=model, files=side_files(task, self._dir))
         return found
 
-    def inputs(self, task: Task, env: Mapping[str, Any],
-               iteration: tuple[int, Any] | None = None) -> str:
-        """The resolved-input hash of `task` (or of one iteration) against `env`."""
-        return self._hasher.input_hash(task, env, iteration=iteration)
+    def inputs(self, task: Task, env: Mapping[str, Any]) -> str:
+        """The resolved-input hash of `task` against `env`."""
+        return self._hasher.input_hash(task, env)
+
+    @staticmethod
+    def iteration(task_input_hash: str, index: int, item: Any) -> str:
+        """The input hash of iteration `index` (over `item`) of a task with that hash."""
+        return iteration_hash(task_input_hash, index, item)
 
     def semantic(self) -> str:
         """The workflow's semantic hash (folds every task's definition hash)."""

@@ -93,10 +93,13 @@ class Verdict:
         return f"REFUSED · {self.reason}"
 
 
+_DECODE: Final = json.JSONDecoder().decode
+
+
 def parse_frame(line: bytes) -> dict[str, Any] | None:
     """One journal line as a JSON object, or None."""
     try:
-        frame = json.loads(line)
+        frame = _DECODE(line.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
     return frame if isinstance(frame, dict) else None
@@ -120,12 +123,13 @@ class _Witness:
         self.effect: str | None = None
         self.decisions = 0
 
-    def see(self, kind: Any, fields: Mapping[str, Any]) -> None:
+    def see(self, kind: Any, frame: Mapping[str, Any]) -> None:
         if kind == "permit_checked":
             self.decisions += 1
             return
         if self.effect is not None or kind not in _EFFECT_KINDS:
             return  # a terminal frame (a served task's included) proves no new effect
+        fields = frame_fields(frame)
         note = fields.get("note")
         if fields.get("verb") == "exec" or (isinstance(note, str) and note.startswith("exec")):
             program = fields.get("program")
@@ -178,7 +182,7 @@ def verify(data: bytes, *, head: str | None = None, visit: Visit | None = None) 
         kind = frame.get("kind")
         if kind in TERMINAL_KINDS and terminal is None:
             terminal = str(kind)
-        witness.see(kind, frame_fields(frame))
+        witness.see(kind, frame)
         if visit is not None:
             visit(n, frame)
     count = len(lines) - (1 if torn_at else 0)
