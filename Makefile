@@ -16,7 +16,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 	touch $@
 
 $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e '.[dev,otel]'
+	$(BIN)/pip install -q -e '.[dev,otel,ray]'
 	touch $@
 
 install: $(VENV)/.installed

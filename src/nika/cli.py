@@ -128,6 +128,9 @@ def _run_run(args: argparse.Namespace) -> int:
         print("nika run: --json (the event stream) and --output json (the outputs object) "
               "both claim stdout; pass one of them", file=sys.stderr)
         return EXIT_USAGE
+    if args.ray_address is not None and args.executor != "ray":
+        print("nika run: --ray-address needs --executor ray", file=sys.stderr)
+        return EXIT_USAGE
     options = RunOptions(
         file=Path(args.file),
         vars=tuple(args.var),
@@ -142,6 +145,8 @@ def _run_run(args: argparse.Namespace) -> int:
         resume_unverified=args.resume_unverified,
         from_task=args.from_task,
         answers=tuple(args.answer),
+        executor=args.executor,
+        ray_address=args.ray_address,
     )
     return run_command(options, Streams(out=sys.stdout, err=sys.stderr), extra_sinks=_otel_sinks())
 
@@ -202,6 +207,17 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
                    help="with --resume: re-run TASK and everything downstream of it live")
     p.add_argument("--answer", action="append", default=[], metavar="TASK=VALUE",
                    help="answer the nika:prompt task TASK without a terminal (repeatable)")
+    p.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where task bodies run: this process (default) or a Ray cluster (nika[ray])",
+    )
+    p.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="the Ray cluster to join (default $NIKA_RAY_ADDRESS; unset: a local instance)",
+    )
     p.set_defaults(handler=_run_run)
 
 

@@ -69,6 +69,9 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-BUILTIN-WRITE-002": CodeInfo("tool_error", False, "nika:write overwrite: false and the path exists"),  # stdlib builtins-v0.1
     "NIKA-CANCEL-001": CodeInfo("cancelled", False, "task cancelled"),
     "NIKA-CLI-001": CodeInfo("validation_error", False, "a nika run argument is unusable (a --report target that cannot be written)"),  # engine addition
+    "NIKA-CLUSTER-001": CodeInfo("network_error", True, "the cluster worker or node running a verb attempt died before it answered"),  # engine addition
+    "NIKA-CLUSTER-002": CodeInfo("network_error", False, "the driver lost (or never reached) the Ray cluster"),  # engine addition
+    "NIKA-CLUSTER-003": CodeInfo("validation_error", False, "the Ray executor's configuration is refused (extra not installed, bad NIKA_RAY_RESOURCES)"),  # engine addition
     "NIKA-COMP-001": CodeInfo("validation_error", False, "an invoke: workflow: target is not statically resolvable"),
     "NIKA-COMP-002": CodeInfo("security_error", False, "the child workflow's effect boundary exceeds Authority"),
     "NIKA-COMP-003": CodeInfo("validation_error", False, "the static call graph is not acyclic"),

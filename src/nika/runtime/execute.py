@@ -29,10 +29,11 @@ from nika.errors import NikaError
 from nika.runtime.events import UnitAttempt
 from nika.runtime.liveness import Liveness
 from nika.runtime.pause import PauseRequested
+from nika.runtime.placement import LOCAL, Placement
 from nika.runtime.replay import Replay, replay_fields
 from nika.runtime.retry import backoff_seconds, should_retry
 from nika.runtime.services import RunServices
-from nika.runtime.verbs import ChildRunner, run_verb
+from nika.runtime.verbs import ChildRunner
 from nika.syntax.binding import apply_jq, interpolate, parse_sites
 from nika.syntax.expr import references
 from nika.syntax.model import Task
@@ -90,8 +91,10 @@ class Pipeline:
         rng: random.Random,
         child: ChildRunner | None,
         replay: Replay,
+        placement: Placement = LOCAL,
     ) -> None:
         self._services = services
+        self._placement = placement
         self._base = dict(base_env)
         self._boundary = {**base_env, "tasks": views}
         self._views = views
@@ -271,9 +274,9 @@ class Pipeline:
                     attempts += 1
                     try:
                         async with self._slots:
-                            raw = await run_verb(task, env, self._services, timeout=timeout,
-                                                 notes=notes, child=self._child,
-                                                 unit=UnitAttempt(task.id, index, attempts))
+                            raw = await self._placement.run(
+                                task, env, self._services, timeout=timeout, notes=notes,
+                                child=self._child, unit=UnitAttempt(task.id, index, attempts))
                         return Outcome("success", raw, None, attempts, self._extract(task, raw))
                     except NikaError as exc:
                         error = exc

@@ -45,6 +45,7 @@ from nika.runtime.journal import TRACE_DIR, JournalSink, manifest
 from nika.runtime.nested import ChildFrames
 from nika.runtime.pause import EXIT_PAUSED
 from nika.runtime.permits import PermitGate
+from nika.runtime.placement import LOCAL, Placement
 from nika.runtime.progress import ProgressSink
 from nika.runtime.replay import Replay, ResumePlan
 from nika.runtime.report import EventLog, build_report, refused_report, to_json
@@ -53,11 +54,10 @@ from nika.runtime.runner import Runner, RunResult
 from nika.runtime.secrets import Masker, resolve_secrets
 from nika.runtime.services import ProviderPool, RunServices
 from nika.runtime.stream import NdjsonSink
-from nika.runtime.toolbox import Toolbox
+from nika.runtime.toolbox import Toolbox, needs_mcp
 from nika.runtime.values import bind_inputs, parse_var
-from nika.runtime.verbs.agent import reachable_servers
 from nika.syntax.loader import load_document
-from nika.syntax.model import AgentBody, InvokeBody, Workflow, build_workflow
+from nika.syntax.model import Workflow, build_workflow
 from nika.tools.builtins import TerminalPromptIO
 from nika.tools.mcp_registry import McpRegistry, load_registry
 
@@ -100,6 +100,10 @@ class RunOptions:
     """With `resume`: run this task and its downstream live even when their hashes match."""
     answers: Sequence[str] = ()
     """`TASK=VALUE` answers to `nika:prompt` tasks, for runs without a terminal."""
+    executor: str = "local"
+    """Where verb attempts run: `local` (this process) or `ray` (a Ray cluster's workers)."""
+    ray_address: str | None = None
+    """`--ray-address` (else NIKA_RAY_ADDRESS; neither: a local Ray instance for this run)."""
 
 
 @dataclass(slots=True)
@@ -159,6 +163,13 @@ def run_command(options: RunOptions, streams: Streams,
         return refusal.exit_code
     for notice in plan.notices if plan is not None else ():
         streams.err.write(f"nika run: {printable(notice)}\n")
+    executor = contextlib.ExitStack()
+    try:
+        placement = executor.enter_context(_executor(options, env))
+    except NikaError as exc:
+        streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
+        _write_report(options, refused_report([exc], Masker()))
+        return EXIT_USAGE if exc.code == "NIKA-CLUSTER-003" else EXIT_FAILURE
     mask = Masker(secrets.values())
     log = EventLog()
     replay = Replay(workflow, options.file.parent.resolve(), options.model or workflow.model, plan)
@@ -171,8 +182,9 @@ def run_command(options: RunOptions, streams: Streams,
     sinks += [make(journal) for make in extra_sinks]
     bus = EventBus(sinks=sinks, mask=mask)
     mcp_servers = registry if _uses_mcp(workflow) else None
-    result = asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env, replay,
-                              answers, mcp_servers))
+    with executor:
+        result = asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env, replay,
+                                  answers, mcp_servers, placement))
     bus.close()
     _write_report(options, build_report(result, log.entries, mask, bus.failures))
     if options.output == "json":
@@ -230,6 +242,16 @@ def prompt_answers(raw: Sequence[str], workflow: Workflow) -> dict[str, str]:
     return out
 
 
+def _executor(options: RunOptions,
+              env: Mapping[str, str]) -> contextlib.AbstractContextManager[Placement]:
+    if options.executor != "ray":
+        return contextlib.nullcontext(LOCAL)
+    from nika.runtime.cluster import RayConfig, ray_placement
+
+    return ray_placement(RayConfig.from_env(env, options.ray_address),
+                         mcp_config=str(options.mcp_config) if options.mcp_config else None)
+
+
 def _shown(path: Path) -> str:
     try:
         return str(path.relative_to(Path.cwd()))
@@ -258,23 +280,13 @@ def _write_report(options: RunOptions, report: Mapping[str, Any]) -> None:
 
 
 def _uses_mcp(workflow: Workflow) -> bool:
-    """Can any task reach an MCP tool? (Loading the MCP client costs seconds of imports.)"""
-    for task in workflow.tasks.values():
-        body = task.body
-        if isinstance(body, InvokeBody) and (body.workflow is not None
-                                             or (body.tool or "").startswith("mcp:")):
-            return True
-        if isinstance(body, AgentBody) and body.tools:
-            servers = reachable_servers(body.tools)
-            if servers is None or servers:
-                return True
-    return False
+    return any(needs_mcp(task) for task in workflow.tasks.values())
 
 
 async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any],
                secrets: Mapping[str, str], mask: Masker, bus: EventBus,
                env: Mapping[str, str], replay: Replay, answers: Mapping[str, str],
-               registry: McpRegistry | None) -> RunResult:
+               registry: McpRegistry | None, placement: Placement) -> RunResult:
     async with contextlib.AsyncExitStack() as stack:
         mcp: McpExecutor | None = None
         if registry is not None:
@@ -325,7 +337,7 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
                 bus=child_bus, model=sub.model or services.model, answers={}, pausable=False)
             outcome = await Runner(
                 sub_services, inputs=bind_inputs(sub.inputs, args, env),
-                concurrency=options.concurrency,
+                concurrency=options.concurrency, placement=placement,
                 child=lambda p, a, u: child(p, a, u, depth + 1, child_bus, sub_gate),
             ).run()
             if outcome.state != "success":
@@ -338,7 +350,7 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
             return dict(outcome.outputs)
 
         runner = Runner(services, inputs=inputs, concurrency=options.concurrency, child=child,
-                        replay=replay)
+                        replay=replay, placement=placement)
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, runner.cancel)
         try:

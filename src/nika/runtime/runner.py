@@ -45,6 +45,7 @@ from nika.runtime.ledger import CostLedger
 from nika.runtime.liveness import Liveness
 from nika.runtime.outputs import workflow_outputs
 from nika.runtime.pause import PauseRequested
+from nika.runtime.placement import LOCAL, Placement
 from nika.runtime.replay import Record, Replay, replay_fields
 from nika.runtime.services import RunServices
 from nika.runtime.values import Status, TaskRecord, const_values
@@ -88,6 +89,7 @@ class Runner:
         child: ChildRunner | None = None,
         graph: Graph | None = None,
         replay: Replay | None = None,
+        placement: Placement = LOCAL,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -121,6 +123,7 @@ class Runner:
             await_task=self._await_task, liveness=self._liveness,
             slots=asyncio.Semaphore(concurrency), sleep=sleep,
             rng=rng or random.Random(), child=child, replay=self._replay,
+            placement=placement,
         )
 
     # -- public ---------------------------------------------------------------------------

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from nika.agent.config import AgentConfig
-from nika.agent.seams import Provider, ToolDefinition, ToolExecutor
+from nika.agent.seams import AgentObserver, Provider, ToolDefinition, ToolExecutor
 from nika.errors import NikaError
 from nika.runtime.bus import EventBus
+from nika.runtime.events import UnitAttempt
 from nika.runtime.secrets import Masker
 from nika.syntax.model import Workflow
 
@@ -70,6 +71,10 @@ ToolsFactory = Callable[[str], ToolExecutor]
 """`task_id -> ToolExecutor`: the tool universe (builtins ∪ MCP) as one task sees it — the
 builtins judge their own fs/net effects in that task's name."""
 
+ObserverFactory = Callable[[UnitAttempt, dict[str, Any]], AgentObserver]
+"""`(unit, notes) -> AgentObserver`: who follows one agent loop run. None (the default) is
+the bus adapter `AgentFrames`; a cluster worker streams the typed events to the driver."""
+
 ProviderFactory = Callable[[str, float | None], Provider]
 """`(model, timeout_seconds) -> Provider`: resolves (and may cache) a model's adapter."""
 
@@ -120,3 +125,4 @@ class RunServices:
     agent_config: AgentConfig = field(default_factory=AgentConfig)
     answers: Mapping[str, str] = field(default_factory=dict)
     pausable: bool = False
+    observe: ObserverFactory | None = None

@@ -12,7 +12,8 @@ from nika.agent.seams import ToolExecutor
 from nika.runtime.bus import EventBus
 from nika.runtime.permits import PermitGate
 from nika.runtime.secrets import Masker
-from nika.syntax.model import Workflow
+from nika.runtime.verbs.agent import reachable_servers
+from nika.syntax.model import AgentBody, InvokeBody, Task, Workflow
 from nika.tools.builtins import BuiltinExecutor, PromptIO
 
 
@@ -51,3 +52,14 @@ class Toolbox:
         lifted = task is not None and any(lift.law == "data-as-code" for lift in task.lift)
         builtins = self._builtins.for_task(task_id, data_as_code_lifted=lifted)
         return CompositeExecutor(builtins, self._mcp) if self._mcp is not None else builtins
+
+
+def needs_mcp(task: Task) -> bool:
+    """Can this task reach an MCP tool? (Loading the MCP client costs seconds of imports.)"""
+    body = task.body
+    if isinstance(body, InvokeBody):
+        return body.workflow is not None or (body.tool or "").startswith("mcp:")
+    if isinstance(body, AgentBody) and body.tools:
+        servers = reachable_servers(body.tools)
+        return servers is None or bool(servers)
+    return False

@@ -15,7 +15,7 @@ from typing import Any
 
 from nika.agent.executors import failure_result
 from nika.agent.loop import run_agent
-from nika.agent.seams import ToolDefinition, ToolExecutor, ToolResult
+from nika.agent.seams import AgentObserver, ToolDefinition, ToolExecutor, ToolResult
 from nika.agent.spec import AgentSpec
 from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
@@ -43,6 +43,13 @@ class GatedExecutor:
         except NikaError as refusal:
             return failure_result(refusal)
         return await self._inner.call(name, args)
+
+
+def loop_observer(services: RunServices, unit: UnitAttempt, notes: dict[str, Any]) -> AgentObserver:
+    """Who follows one loop run: the run's own factory, else the bus adapter."""
+    if services.observe is not None:
+        return services.observe(unit, notes)
+    return AgentFrames(services.bus, unit, notes)
 
 
 def reachable_servers(whitelist: Sequence[str]) -> set[str] | None:
@@ -121,7 +128,7 @@ async def run_agent_task(
         if servers is None or servers:
             await services.mcp.load_definitions(servers)
             _needs_up(task, body.tools, servers, services.mcp.failures, universe)
-    frames = AgentFrames(services.bus, unit, notes)
+    frames = loop_observer(services, unit, notes)
     tools = GatedExecutor(universe, services.gate, task.id) if universe is not None else None
     result = await run_agent(
         spec,

@@ -1,0 +1,242 @@
+"""The driver side of the Ray executor: `RayPlacement` ships verb attempts to workers.
+
+The driver keeps everything that must be single — the scheduler, the check, the retry loop
+and `timeout:`, the concurrency bounds, the bus and so the journal and the report. For each
+verb attempt it submits one Ray task (`worker.unit_stream`) and replays what streams back:
+bus frames are emitted on the run's bus (which assigns `seq`, masks, journals), agent events
+go through the one adapter (`AgentFrames`), the outcome returns to the pipeline. Since every
+attempt holds a pipeline slot while its Ray task is in flight, `--concurrency` and
+`for_each.max_parallel` bound the in-flight Ray tasks.
+
+Two things stay on the driver even under Ray: child workflows (`invoke: workflow:` is
+orchestration — its own tasks are shipped one by one) and `nika:prompt` (the terminal is
+here).
+
+A watchdog asks the cluster's control store for its nodes every second; when it has not
+answered for `lost_after` seconds every attempt in flight, and every later one, fails with
+`NIKA-CLUSTER-002`, so the run ends with its terminal frame instead of hanging.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+from nika.agent.observe import AgentEvent
+from nika.errors import NikaError
+from nika.runtime.cluster.config import RayConfig
+from nika.runtime.cluster.faults import lost, translate
+from nika.runtime.cluster.sealing import Sealer
+from nika.runtime.cluster.worker import UnitCall, unit_stream
+from nika.runtime.events import UnitAttempt
+from nika.runtime.services import RunServices
+from nika.runtime.verbs import ChildRunner, run_verb
+from nika.runtime.verbs.agent import loop_observer
+from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, Task, Workflow
+
+_PING_EVERY: Final = 1.0
+_PING_TIMEOUT: Final = 2.0
+_DRIVER_TOOLS: Final = frozenset({"nika:prompt"})
+
+
+def _verb(task: Task) -> str:
+    body = task.body
+    return ("agent" if isinstance(body, AgentBody) else "exec" if isinstance(body, ExecBody)
+            else "infer" if isinstance(body, InferBody) else "invoke")
+
+
+def stays_on_driver(task: Task) -> bool:
+    """Child workflows and terminal prompts run where the scheduler and the terminal are."""
+    body = task.body
+    return isinstance(body, InvokeBody) and (body.workflow is not None
+                                             or body.tool in _DRIVER_TOOLS)
+
+
+class RaySession:
+    """The driver's connection: `open` joins `config.address` (or starts a local instance,
+    shut down again by `close`); an embedder's existing `ray.init` is reused and kept."""
+
+    def __init__(self, config: RayConfig) -> None:
+        self.config = config
+        self._owned = False
+
+    def open(self) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise NikaError("NIKA-CLUSTER-003", "`--executor ray` needs the Ray extra, which "
+                            "is not installed; `pip install 'nika[ray]'`") from None
+        if ray.is_initialized():
+            return
+        address = self.config.address or "local"
+        try:
+            if address == "local":
+                ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                         logging_level=logging.WARNING)
+            else:
+                ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+        except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError …
+            raise lost(f"cannot reach the Ray cluster at {address!r} "
+                       f"({type(exc).__name__}: {str(exc)[:300]})",
+                       {"address": address}) from None
+        self._owned = True
+
+    def close(self) -> None:
+        if self._owned:
+            import ray
+
+            self._owned = False
+            ray.shutdown()
+
+
+@contextlib.contextmanager
+def ray_placement(config: RayConfig, *, mcp_config: str | None = None) -> Iterator[RayPlacement]:
+    """A connected `RayPlacement` for the length of one run."""
+    session = RaySession(config)
+    session.open()
+    try:
+        yield RayPlacement(config, mcp_config=mcp_config)
+    finally:
+        session.close()
+
+
+class RayPlacement:
+    """Implements `Placement` on a connected Ray cluster (see the module docstring)."""
+
+    def __init__(self, config: RayConfig, *, mcp_config: str | None = None) -> None:
+        import ray
+
+        self._config = config
+        self._mcp_config = mcp_config
+        self._remote = ray.remote(max_retries=0, retry_exceptions=False)(unit_stream)
+        self._workflows: dict[int, tuple[Workflow, str, Any]] = {}
+        self._lost: asyncio.Future[NikaError] | None = None
+        self._watchdog: asyncio.Task[None] | None = None
+
+    async def run(
+        self, task: Task, env: Mapping[str, Any], services: RunServices, *,
+        timeout: float | None, notes: dict[str, Any], child: ChildRunner | None,
+        unit: UnitAttempt,
+    ) -> Any:
+        if stays_on_driver(task):
+            return await run_verb(task, env, services, timeout=timeout, notes=notes,
+                                  child=child, unit=unit)
+        lost_future = self._watch()
+        if lost_future.done():
+            raise lost_future.result()
+        sealer = Sealer(services.secrets)
+        call = self._call(task, env, services, sealer, timeout, unit)
+        stream = self._remote.options(**self._config.options(_verb(task))).remote(call)
+        consume = asyncio.ensure_future(self._consume(stream, services, sealer, notes, unit))
+        try:
+            await asyncio.wait({consume, lost_future}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            # `timeout:` or a user cancel: the worker stops the verb and reaps its children.
+            consume.cancel()
+            if not lost_future.done():
+                self._cancel(stream)
+            raise
+        if not consume.done():
+            consume.cancel()
+            raise lost_future.result()
+        return consume.result()
+
+    # -- one attempt ----------------------------------------------------------------------
+
+    def _call(self, task: Task, env: Mapping[str, Any], services: RunServices, sealer: Sealer,
+              timeout: float | None, unit: UnitAttempt) -> UnitCall:
+        import ray
+
+        workflow = services.workflow
+        entry = self._workflows.get(id(workflow))
+        if entry is None or entry[0] is not workflow:
+            entry = (workflow, uuid.uuid4().hex, ray.put(workflow))
+            self._workflows[id(workflow)] = entry
+        shipped = sealer.seal({k: v for k, v in env.items() if k != "secrets"})
+        return UnitCall(
+            workflow=[entry[2]], workflow_key=entry[1], task=task.id, env=shipped, unit=unit,
+            timeout=timeout, model=services.model, workflow_dir=str(services.workflow_dir),
+            base_dir=str(services.base_dir), mcp_config=self._mcp_config,
+            agent_config=services.agent_config,
+        )
+
+    async def _consume(self, stream: Any, services: RunServices, sealer: Sealer,
+                       notes: dict[str, Any], unit: UnitAttempt) -> Any:
+        from ray.exceptions import RayError
+
+        observer = None
+        try:
+            async for ref in stream:
+                for message in await ref:
+                    tag = message[0]
+                    if tag == "frame":
+                        _, kind, task_id, fields = message
+                        services.bus.emit(kind, task_id, **sealer.unseal(fields))
+                    elif tag == "agent":
+                        event: AgentEvent = sealer.unseal(message[1])
+                        if observer is None:
+                            observer = loop_observer(services, unit, notes)
+                        observer.on_event(event)
+                    elif tag == "done":
+                        notes.update(sealer.unseal(message[2]))
+                        return sealer.unseal(message[1])
+                    else:
+                        raise _error(sealer.unseal(message[1]), unit)
+        except RayError as exc:
+            raise translate(exc, unit) from None
+        raise translate(RuntimeError("the worker's stream ended without an outcome"), unit)
+
+    @staticmethod
+    def _cancel(stream: Any) -> None:
+        import ray
+
+        with contextlib.suppress(Exception):  # already finished, or the cluster is gone
+            ray.cancel(stream)
+
+    # -- the watchdog ---------------------------------------------------------------------
+
+    def _watch(self) -> asyncio.Future[NikaError]:
+        loop = asyncio.get_running_loop()
+        if self._lost is None or self._lost.get_loop() is not loop:
+            self._lost = loop.create_future()
+            self._watchdog = loop.create_task(self._ping(self._lost), name="nika:ray-watchdog")
+        return self._lost
+
+    async def _ping(self, lost_future: asyncio.Future[NikaError]) -> None:
+        last_answer = time.monotonic()
+        while not lost_future.done():
+            try:
+                await asyncio.to_thread(_nodes_answer)
+                last_answer = time.monotonic()
+            except Exception:  # no answer this time; only the silence's length counts
+                silent = time.monotonic() - last_answer
+                if silent >= self._config.lost_after:
+                    lost_future.set_result(lost(
+                        f"the Ray cluster has not answered for {silent:.0f} s "
+                        f"(NIKA_RAY_LOST_AFTER={self._config.lost_after:g})",
+                        {"silent_s": round(silent, 1)}))
+                    return
+            await asyncio.sleep(_PING_EVERY)
+
+
+def _nodes_answer() -> None:
+    """One bounded question to the cluster's control store (raises when it does not answer).
+    `ray.nodes()` has no deadline, so this asks the driver's GCS client directly."""
+    import ray
+
+    client = getattr(ray._private.worker.global_worker, "gcs_client")  # noqa: B009
+    client.get_all_node_info(timeout=_PING_TIMEOUT)
+
+
+def _error(wire: Any, unit: UnitAttempt) -> NikaError:
+    if not isinstance(wire, Mapping):
+        return translate(RuntimeError("the worker's attempt was cancelled"), unit)
+    details = wire.get("details")
+    return NikaError(str(wire["code"]), str(wire["detail"]), category=wire.get("category"),
+                     transient=wire.get("transient"),
+                     details=details if isinstance(details, Mapping) else None)

@@ -1,0 +1,56 @@
+"""Where a verb attempt runs: the one seam between the scheduler and the machines.
+
+The scheduler, the gate, the retry loop, `timeout:` and the concurrency bounds stay in the
+driver; a `Placement` is handed one verb attempt (the task, its resolved environment, the
+run's services) and returns its raw output or raises its `NikaError`, exactly like
+`run_verb`. `LocalPlacement` runs it in this process (the default); the Ray executor
+(`nika.runtime.cluster`) runs it on a cluster worker and streams its frames back here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, Protocol
+
+from nika.runtime.events import UnitAttempt
+from nika.runtime.services import RunServices
+from nika.runtime.verbs import ChildRunner, run_verb
+from nika.syntax.model import Task
+
+
+class Placement(Protocol):
+    """Runs one verb attempt somewhere; the contract of `run_verb` (raw output or a raised
+    `NikaError`; cancellation really stops the attempt)."""
+
+    async def run(
+        self,
+        task: Task,
+        env: Mapping[str, Any],
+        services: RunServices,
+        *,
+        timeout: float | None,
+        notes: dict[str, Any],
+        child: ChildRunner | None,
+        unit: UnitAttempt,
+    ) -> Any: ...
+
+
+class LocalPlacement:
+    """In this process, on the run's event loop."""
+
+    async def run(
+        self,
+        task: Task,
+        env: Mapping[str, Any],
+        services: RunServices,
+        *,
+        timeout: float | None,
+        notes: dict[str, Any],
+        child: ChildRunner | None,
+        unit: UnitAttempt,
+    ) -> Any:
+        return await run_verb(task, env, services, timeout=timeout, notes=notes, child=child,
+                              unit=unit)
+
+
+LOCAL: Final = LocalPlacement()
