@@ -22,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import sys
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -66,6 +68,11 @@ class RaySession:
         self._owned = False
 
     def open(self) -> None:
+        address = self.config.address or "local"
+        if address == "local" and "ray" not in sys.modules:
+            # A run-private instance listens on loopback only, never on the host's network
+            # address (Ray's single-machine mode, read when Ray is first imported).
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         try:
             import ray
         except ImportError:
@@ -73,7 +80,6 @@ class RaySession:
                             "is not installed; `pip install 'nika[ray]'`") from None
         if ray.is_initialized():
             return
-        address = self.config.address or "local"
         try:
             if address == "local":
                 ray.init(address=address, include_dashboard=False, log_to_driver=False,

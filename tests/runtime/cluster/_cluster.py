@@ -1,0 +1,113 @@
+"""A simulated multi-node Ray cluster on this one machine, sized for a 2-core CI box.
+
+Every node binds to loopback; the head node has no CPUs (it only hosts the control store),
+so every verb attempt runs on a worker node. Each worker node advertises its own custom
+resource (`node_<name>`) so a test can steer a verb onto one node through
+`NIKA_RAY_RESOURCES`, and may carry its own environment (a secret's source, or not).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from io import StringIO
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+# Ray's single-machine mode: every node, and the driver, on loopback (never the host's own
+# network address). Read once, when Ray is first imported.
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+ray = pytest.importorskip("ray", reason="the nika[ray] extra is installed by `make test`")
+from ray.cluster_utils import Cluster  # noqa: E402
+
+from nika.runtime.launch import RunOptions, Streams, run_command  # noqa: E402
+
+STORE: Final = 80 * 1024 * 1024
+"""Object store per node: Ray's floor is ~75 MiB; our payloads are kilobytes."""
+
+
+def add_node(cluster: Cluster, name: str, *, cpus: int = 2,
+             env: Mapping[str, str] | None = None, **resources: float) -> Any:
+    return cluster.add_node(
+        num_cpus=cpus, object_store_memory=STORE,
+        resources={f"node_{name}": 100, **resources}, env_vars=dict(env or {}),
+    )
+
+
+def start(nodes: Mapping[str, Mapping[str, Any]]) -> Cluster:
+    """A head (no CPUs) plus one worker node per entry; the test process joins as driver."""
+    cluster = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 0, "object_store_memory": STORE, "include_dashboard": False})
+    for name, spec in nodes.items():
+        add_node(cluster, name, **spec)
+    cluster.wait_for_nodes()
+    ray.init(address=cluster.address, log_to_driver=False)
+    return cluster
+
+
+def stop(cluster: Cluster) -> None:
+    ray.shutdown()
+    cluster.shutdown()
+
+
+@dataclass
+class Run:
+    """One `nika run` through the library entry point: status, report, journal, streams."""
+
+    status: int
+    report: dict[str, Any]
+    journal: list[dict[str, Any]]
+    stderr: str
+    frames: list[dict[str, Any]] = field(default_factory=list)
+
+    def task(self, name: str) -> dict[str, Any]:
+        task: dict[str, Any] = self.report["tasks"][name]
+        return task
+
+    def fields_of(self, kind: str) -> list[dict[str, Any]]:
+        """The fields of every journal frame of `kind` (17: a list of key/value pairs)."""
+        out = []
+        for frame in self.journal:
+            if frame.get("kind") == kind:
+                out.append({p["key"]: p["value"] for p in frame.get("fields", [])})
+        return out
+
+
+def run(path: Path, tmp: Path, *, executor: str, env: Mapping[str, str] | None = None,
+        vars: tuple[str, ...] = (), concurrency: int = 8) -> Run:
+    report = tmp / f"report-{executor}.json"
+    traces = tmp / f"traces-{executor}"
+    out, err = StringIO(), StringIO()
+    environ = {"PATH": "/usr/bin:/bin", **(env or {})}
+    status = run_command(
+        RunOptions(file=path, vars=vars, report=report, trace_dir=traces,
+                   concurrency=concurrency, executor=executor),
+        Streams(out=out, err=err), environ=environ)
+    journals = sorted(traces.glob("*.ndjson")) if traces.exists() else []
+    lines = journals[-1].read_text().splitlines() if journals else []
+    return Run(status, json.loads(report.read_text()), [json.loads(x) for x in lines],
+               err.getvalue())
+
+
+def comparable(report: Mapping[str, Any]) -> dict[str, Any]:
+    """A report without wall-clock durations, events grouped per task (their interleaving
+    across concurrent tasks is the scheduler's, not the executor's)."""
+    tasks = {k: {f: v for f, v in t.items() if f != "duration_ms"}
+             for k, t in report["tasks"].items()}
+    per_task: dict[str, list[str]] = {}
+    for event in report["events"]:
+        per_task.setdefault(event.get("task") or "", []).append(event["kind"])
+    return {"workflow_state": report["workflow_state"], "tasks": tasks,
+            "outputs": report["outputs"], "events": per_task}
+
+
+def fixture(nodes: Mapping[str, Mapping[str, Any]]) -> Iterator[Cluster]:
+    cluster = start(nodes)
+    try:
+        yield cluster
+    finally:
+        stop(cluster)
