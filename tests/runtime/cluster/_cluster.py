@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
 from typing import Any, Final
@@ -49,6 +49,13 @@ def start(nodes: Mapping[str, Mapping[str, Any]]) -> Cluster:
     return cluster
 
 
+def node_named(cluster: Cluster, name: str) -> Any:
+    """The worker node started as `name` (it alone advertises `node_<name>`)."""
+    [node_id] = [n["NodeID"] for n in ray.nodes()
+                 if n["Alive"] and f"node_{name}" in n["Resources"]]
+    return next(node for node in cluster.worker_nodes if node.node_id == node_id)
+
+
 def stop(cluster: Cluster) -> None:
     ray.shutdown()
     cluster.shutdown()
@@ -62,7 +69,7 @@ class Run:
     report: dict[str, Any]
     journal: list[dict[str, Any]]
     stderr: str
-    frames: list[dict[str, Any]] = field(default_factory=list)
+    journal_path: Path | None = None
 
     def task(self, name: str) -> dict[str, Any]:
         task: dict[str, Any] = self.report["tasks"][name]
@@ -90,7 +97,7 @@ def run(path: Path, tmp: Path, *, executor: str, env: Mapping[str, str] | None =
     journals = sorted(traces.glob("*.ndjson")) if traces.exists() else []
     lines = journals[-1].read_text().splitlines() if journals else []
     return Run(status, json.loads(report.read_text()), [json.loads(x) for x in lines],
-               err.getvalue())
+               err.getvalue(), journals[-1] if journals else None)
 
 
 def comparable(report: Mapping[str, Any]) -> dict[str, Any]:

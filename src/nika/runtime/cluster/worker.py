@@ -51,6 +51,7 @@ from nika.tools.mcp_registry import load_registry
 Message = tuple[Any, ...]
 Emit = Callable[[Message], None]
 
+_POLL: Final = 0.05
 _CANCEL_GRACE: Final = 30.0
 """How long a cancelled attempt may take to unwind (kill and reap its children)."""
 
@@ -226,6 +227,14 @@ class _Attempt:
             self._emit(("done", sealer.seal(output), sealer.seal(notes)))
 
 
+def _next(outbox: queue.SimpleQueue[Message]) -> Message:
+    # Short waits, not one blocking get: Ray delivers a cancellation as an exception raised
+    # between bytecodes of this thread, which a get blocked in C would never reach.
+    while True:
+        with contextlib.suppress(queue.Empty):
+            return outbox.get(timeout=_POLL)
+
+
 def unit_stream(call: UnitCall) -> Iterator[list[Message]]:
     """The Ray task body: yields batches of messages; the last batch ends with the outcome."""
     outbox: queue.SimpleQueue[Message] = queue.SimpleQueue()
@@ -234,7 +243,7 @@ def unit_stream(call: UnitCall) -> Iterator[list[Message]]:
     thread.start()
     try:
         while True:
-            batch = [outbox.get()]
+            batch = [_next(outbox)]
             with contextlib.suppress(queue.Empty):
                 while True:
                     batch.append(outbox.get_nowait())

@@ -1,0 +1,65 @@
+"""Helper process for `test_the_driver_losing_the_cluster…`: starts a two-node cluster, runs
+`nika run --executor ray --ray-address …` against it as a separate driver, kills the head
+node once the exec is running, and prints what the driver did as one JSON line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ray.cluster_utils import Cluster
+
+WORKFLOW = """\
+nika: lose-the-cluster
+permits:
+  exec: ["sleep"]
+tasks:
+  wait:
+    exec:
+      command: ["sleep", "30"]
+"""
+STORE = 80 * 1024 * 1024
+
+
+def main(tmp: Path) -> None:
+    cluster = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 0, "object_store_memory": STORE, "include_dashboard": False})
+    cluster.add_node(num_cpus=1, object_store_memory=STORE)
+    cluster.wait_for_nodes()
+    (tmp / "lose.nika.yaml").write_text(WORKFLOW)
+    nika = Path(sys.executable).with_name("nika")
+    driver = subprocess.Popen(
+        [str(nika), "run", "lose.nika.yaml", "--executor", "ray", "--ray-address",
+         cluster.address, "--report", "report.json"],
+        cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "NIKA_RAY_LOST_AFTER": "3"},
+    )
+    traces = tmp / ".nika" / "traces"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        journals = sorted(traces.glob("*.ndjson")) if traces.exists() else []
+        if journals and '"verb","value":"exec"' in journals[-1].read_text():
+            break
+        time.sleep(0.2)
+    killed = time.monotonic()
+    cluster.head_node.kill_all_processes(check_alive=False, allow_graceful=False)
+    try:
+        out, err = driver.communicate(timeout=120)
+    finally:
+        driver.kill()
+        for node in list(cluster.worker_nodes):
+            node.kill_all_processes(check_alive=False, allow_graceful=False)
+    seconds = time.monotonic() - killed
+    [journal] = sorted(traces.glob("*.ndjson"))
+    (tmp / "journal.ndjson").write_bytes(journal.read_bytes())
+    print(json.dumps({"status": driver.returncode, "seconds": round(seconds, 1),
+                      "stderr": err[-4000:], "stdout": out[-2000:],
+                      "report": json.loads((tmp / "report.json").read_text())}))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
