@@ -27,6 +27,18 @@ class PermitGate:
             own if caller is None else NestedJudge.under(own, caller.judge))
         self._bus = bus
 
+    @classmethod
+    def under_judges(cls, workflow: Workflow, bus: EventBus,
+                     callers: tuple[PermitJudge, ...]) -> PermitGate:
+        """The same nesting rebuilt from the callers' judges (a cluster worker receives them
+        with the attempt: it has the child workflow, not the chain that invoked it)."""
+        gate = cls(workflow, bus)
+        if callers:
+            own = gate.judge
+            assert isinstance(own, PermitJudge)
+            gate.judge = NestedJudge(own, callers)
+        return gate
+
     def exec_program(self, task: str, program: str, *, shell: bool) -> None:
         """Judge the program of an argv command, or the opaque shell line."""
         self._decide(Effect("exec", SHELL if shell else program, task), "permits.exec")

@@ -85,14 +85,14 @@ class Run:
 
 
 def run(path: Path, tmp: Path, *, executor: str, env: Mapping[str, str] | None = None,
-        vars: tuple[str, ...] = (), concurrency: int = 8) -> Run:
+        vars: tuple[str, ...] = (), concurrency: int = 8, resume: Path | None = None) -> Run:
     report = tmp / f"report-{executor}.json"
     traces = tmp / f"traces-{executor}"
     out, err = StringIO(), StringIO()
     environ = {"PATH": "/usr/bin:/bin", **(env or {})}
     status = run_command(
         RunOptions(file=path, vars=vars, report=report, trace_dir=traces,
-                   concurrency=concurrency, executor=executor),
+                   concurrency=concurrency, executor=executor, resume=resume),
         Streams(out=out, err=err), environ=environ)
     journals = sorted(traces.glob("*.ndjson")) if traces.exists() else []
     lines = journals[-1].read_text().splitlines() if journals else []
@@ -101,15 +101,18 @@ def run(path: Path, tmp: Path, *, executor: str, env: Mapping[str, str] | None =
 
 
 def comparable(report: Mapping[str, Any]) -> dict[str, Any]:
-    """A report without wall-clock durations, events grouped per task (their interleaving
-    across concurrent tasks is the scheduler's, not the executor's)."""
+    """A report without wall-clock durations, each task's events as (its opening frames, the
+    multiset between, its terminal frame): a fan-out's iterations interleave as they finish,
+    on either executor."""
     tasks = {k: {f: v for f, v in t.items() if f != "duration_ms"}
              for k, t in report["tasks"].items()}
     per_task: dict[str, list[str]] = {}
     for event in report["events"]:
         per_task.setdefault(event.get("task") or "", []).append(event["kind"])
+    events = {task: (kinds[:2], sorted(kinds[2:-1]), kinds[-1])
+              for task, kinds in per_task.items()}
     return {"workflow_state": report["workflow_state"], "tasks": tasks,
-            "outputs": report["outputs"], "events": per_task}
+            "outputs": report["outputs"], "events": events}
 
 
 def fixture(nodes: Mapping[str, Mapping[str, Any]]) -> Iterator[Cluster]:

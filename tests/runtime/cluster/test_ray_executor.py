@@ -159,9 +159,49 @@ def test_a_permit_escape_is_refused_on_the_worker(cluster: Cluster, tmp_path: Pa
     assert result.status == 1
     assert result.task("run")["error"]["code"] == "NIKA-SEC-004"
     [decision] = result.fields_of("permit_checked")
-    assert decision["decision"] == "deny" and decision["target"] == "ls"
+    assert decision["decision"] == "deny" and decision["gate"] == "ls"
     assert decision["node"] == _node_with("node_b")
     assert result.fields_of("verb_invoked") == []  # refused before anything was spawned
+
+
+RESUMABLE: Final = """\
+nika: resumable
+inputs:
+  flag: { type: string }
+permits:
+  exec: ["echo", "cat"]
+tasks:
+  first:
+    exec:
+      command: ["echo", "expensive"]
+  second:
+    with:
+      before: ${{ tasks.first.output }}
+    exec:
+      command: ["cat", "${{ inputs.flag }}"]
+outputs:
+  both: "${{ tasks.first.output }}+${{ tasks.second.output }}"
+"""
+
+
+def test_resume_works_on_a_distributed_runs_journal(cluster: Cluster, tmp_path: Path) -> None:
+    path = tmp_path / "resumable.nika.yaml"
+    path.write_text(RESUMABLE)
+    flag = tmp_path / "flag.txt"
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    failed = run(path, tmp_path / "one", executor="ray", vars=(f"flag={flag}",))
+    assert failed.status == 1 and failed.task("second")["error"]["code"] == "NIKA-EXEC-001"
+    assert failed.journal_path is not None
+    flag.write_text("ready\n")
+    resumed = run(path, tmp_path / "two", executor="ray", vars=(f"flag={flag}",),
+                  resume=failed.journal_path)
+    assert resumed.status == 0, resumed.stderr
+    assert resumed.report["outputs"]["both"] == "expensive+ready"
+    # `first` came from the distributed journal; only `second` went to a worker.
+    hits = [e["task"] for e in resumed.report["events"] if e["kind"] == "task_cache_hit"]
+    assert hits == ["first"]
+    assert {f["gate"] for f in resumed.fields_of("permit_checked")} == {"cat"}
 
 
 def _alive() -> list[dict[str, Any]]:

@@ -89,7 +89,7 @@ def test_a_node_removed_mid_run_is_retried_and_the_run_succeeds_cleanly(
     assert work["attempts"] == 4 + len(retries)
     # A clean journal: the chain verifies, one terminal frame for the task, the run succeeded.
     assert result.journal_path is not None
-    assert verify(result.journal_path.read_bytes()).status == "ok"
+    assert verify(result.journal_path.read_bytes()).status == "clean"
     kinds = [f["kind"] for f in result.journal]
     assert kinds.count("task_completed") == 1 and "task_failed" not in kinds
     assert kinds[-1] == "workflow_completed"
@@ -142,7 +142,7 @@ def test_the_driver_losing_the_cluster_ends_the_run_with_a_coded_error(tmp_path:
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
-    assert outcome["status"] == 1
+    assert outcome["status"] == 1, outcome["stderr"]
     assert outcome["seconds"] < 60  # ended by the watchdog, not by Ray's own minute
     assert "NIKA-CLUSTER-002" in outcome["stderr"]
     report = outcome["report"]
@@ -151,4 +151,4 @@ def test_the_driver_losing_the_cluster_ends_the_run_with_a_coded_error(tmp_path:
     journal = (tmp_path / "journal.ndjson").read_bytes()
     last = json.loads(journal.splitlines()[-1])
     assert last["kind"] == "workflow_failed"
-    assert verify(journal).status == "ok"
+    assert verify(journal).status == "clean"

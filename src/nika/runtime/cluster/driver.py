@@ -30,6 +30,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from nika.agent.observe import AgentEvent
+from nika.check.judge import NestedJudge, PermitJudge
 from nika.errors import NikaError
 from nika.runtime.cluster.config import RayConfig
 from nika.runtime.cluster.faults import lost, translate
@@ -168,7 +169,7 @@ class RayPlacement:
             workflow=[entry[2]], workflow_key=entry[1], task=task.id, env=shipped, unit=unit,
             timeout=timeout, model=services.model, workflow_dir=str(services.workflow_dir),
             base_dir=str(services.base_dir), mcp_config=self._mcp_config,
-            agent_config=services.agent_config,
+            agent_config=services.agent_config, callers=_callers(services),
         )
 
     async def _consume(self, stream: Any, services: RunServices, sealer: Sealer,
@@ -228,6 +229,12 @@ class RayPlacement:
                         {"silent_s": round(silent, 1)}))
                     return
             await asyncio.sleep(_PING_EVERY)
+
+
+def _callers(services: RunServices) -> tuple[PermitJudge, ...]:
+    """The boundaries a child workflow runs under besides its own (spec 14 law 3)."""
+    judge = getattr(services.gate, "judge", None)
+    return judge.callers if isinstance(judge, NestedJudge) else ()
 
 
 def _nodes_answer() -> None:

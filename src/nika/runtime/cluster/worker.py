@@ -35,6 +35,7 @@ from typing import Any, Final
 
 from nika.agent.config import AgentConfig
 from nika.agent.observe import AgentEvent
+from nika.check.judge import PermitJudge
 from nika.errors import NikaError
 from nika.providers import resolve_provider
 from nika.runtime.bus import EventBus, RunEvent
@@ -73,6 +74,8 @@ class UnitCall:
     base_dir: str
     mcp_config: str | None
     agent_config: AgentConfig
+    callers: tuple[PermitJudge, ...] = ()
+    """A child workflow's callers' boundaries (innermost first): its permits ∩ theirs."""
 
 
 _WORKFLOWS: OrderedDict[str, Workflow] = OrderedDict()
@@ -146,7 +149,7 @@ async def _attempt(call: UnitCall, emit: Emit, workflow: Workflow, secrets: dict
     env = {**sealer.unseal(call.env), "secrets": secrets}
     mask = Masker(secrets.values())
     bus = EventBus(sinks=[_Outbox(emit, sealer, _node())])
-    gate = PermitGate(workflow, bus)
+    gate = PermitGate.under_judges(workflow, bus, call.callers)
     notes: dict[str, Any] = {}
     async with contextlib.AsyncExitStack() as stack:
         mcp = None
@@ -195,7 +198,8 @@ class _Attempt:
         with self._lock:
             self._cancelled = True
             if self._loop is not None and self._job is not None:
-                self._loop.call_soon_threadsafe(self._job.cancel)
+                with contextlib.suppress(RuntimeError):  # the loop already closed: done
+                    self._loop.call_soon_threadsafe(self._job.cancel)
 
     async def _main(self) -> None:
         with self._lock:
@@ -241,18 +245,18 @@ def unit_stream(call: UnitCall) -> Iterator[list[Message]]:
     attempt = _Attempt(call, outbox.put)
     thread = threading.Thread(target=attempt.run, name=f"nika:{call.unit.path}", daemon=True)
     thread.start()
+    finished = False
     try:
-        while True:
+        while not finished:
             batch = [_next(outbox)]
             with contextlib.suppress(queue.Empty):
                 while True:
                     batch.append(outbox.get_nowait())
+            finished = batch[-1][0] in ("done", "error")
             yield batch
-            if batch[-1][0] in ("done", "error"):
-                return
     finally:
         # Cancelled by the driver (a KeyboardInterrupt here) or abandoned: the verb stops
         # and its children are reaped before this worker takes another task.
-        if thread.is_alive():
+        if not finished:
             attempt.cancel()
-            thread.join(_CANCEL_GRACE)
+        thread.join(_CANCEL_GRACE)
