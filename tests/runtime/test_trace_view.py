@@ -54,6 +54,16 @@ def test_ill_typed_fields_stay_unrecorded_and_never_raise() -> None:
     assert (task.status, task.duration_ms, task.error) == ("failure", None, None)
 
 
+def test_the_routing_mode_and_its_reason_are_both_kept() -> None:
+    view = fold(_frames(
+        _agent("a", "tools_selected", 1, mode="ranked", reason="bm25", offered=["x"]),
+        _agent("a", "tools_selected", 2, mode="fail_open", offered=["x", "y"]),
+    ), OK)
+    turns = view.tasks["a"].runs[(None, 1)].turns
+    assert (turns[1].mode, turns[1].reason) == ("ranked", "bm25")
+    assert (turns[2].mode, turns[2].reason) == ("fail_open", None)  # an older journal
+
+
 def test_an_error_recorded_only_in_the_outcome_is_read_from_it() -> None:
     outcome = json.dumps({"class": "failure", "payload": {"error": {"code": "NIKA-X-001"}}})
     view = fold(_frames(("task_failed", {"task": "a", "outcome": outcome})), OK)

@@ -156,7 +156,8 @@ def _tokens(turn: Turn) -> str:
 
 def _route(turn: Turn) -> str:
     offered = "?" if turn.offered is None else str(len(turn.offered))
-    return f"{offered}/{_e(turn.universe)} offered · <b>{_e(turn.mode)}</b>"
+    why = f" <small>({_e(turn.reason)})</small>" if turn.reason not in (None, turn.mode) else ""
+    return f"{offered}/{_e(turn.universe)} offered · <b>{_e(turn.mode)}</b>{why}"
 
 
 def _call_line(call: ToolCall) -> str:

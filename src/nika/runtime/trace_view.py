@@ -70,6 +70,9 @@ class Turn:
     offered: tuple[str, ...] | None = None
     universe: int | None = None
     mode: str | None = None
+    """passthrough · ranked · fail_open"""
+    reason: str | None = None
+    """Why, when the journal says (below_threshold · bm25 · fused · fail_open)."""
     scores: dict[str, float] = field(default_factory=dict)
     by_source: dict[str, int] = field(default_factory=dict)
     model: str | None = None
@@ -248,7 +251,7 @@ def _agent(task: TaskView, agent: str, f: Mapping[str, Any]) -> None:
         if isinstance(offered, list):
             turn.offered = tuple(str(name) for name in offered)
         turn.universe = as_int(f.get("universe"))
-        turn.mode = as_str(f.get("reason")) or as_str(f.get("mode"))
+        turn.mode, turn.reason = as_str(f.get("mode")), as_str(f.get("reason"))
         turn.scores = _numbers(f.get("scores"), as_num)
         turn.by_source = _numbers(f.get("by_source"), as_int)
     elif agent == "model_called":
