@@ -59,7 +59,9 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-BUILTIN-READ-001": CodeInfo("tool_error", False, "nika:read file not found"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-READ-002": CodeInfo("tool_error", False, "nika:read IO failure"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-READ-003": CodeInfo("tool_error", False, "nika:read text mode on non-UTF-8 content"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-TTS_GENERATE-001": CodeInfo("validation_error", False, "nika:tts_generate invalid arguments"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-TTS_GENERATE-002": CodeInfo("validation_error", False, "nika:tts_generate provider unavailable"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-TTS_GENERATE-006": CodeInfo("tool_error", False, "nika:tts_generate save failed"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-VALIDATE-001": CodeInfo("validation_error", False, "nika:validate schema: is not a valid JSON Schema"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-VALIDATE-002": CodeInfo("validation_error", False, "nika:validate format: yaml input does not parse"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-WAIT-001": CodeInfo("timeout_error", False, "nika:wait absolute wait beyond its timeout:"),  # stdlib builtins-v0.1

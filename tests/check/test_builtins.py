@@ -113,7 +113,7 @@ def test_refused(tool: str, args: str, code: str) -> None:
             "nika:image_generate",
             "{ provider: openai, mode: edit, image: a.png, prompt: p, output_dir: ./o }",
         ),
-        ("nika:tts_generate", "{ provider: local, text: hello }"),
+        ("nika:tts_generate", "{ provider: local, text: hello, output_dir: out }"),
         ("mcp:any/tool", "{ whatever: 1 }"),
     ],
 )

@@ -230,6 +230,22 @@ def test_unwind_task_reads_only_its_producer() -> None:
     assert "may still be running" in err.detail
 
 
+def test_an_unwind_tasks_when_reads_no_task_not_even_its_producer() -> None:
+    # issue 14 (spec example 12): `when:` is outside the boundary even on a cleanup task;
+    # the run never binds `tasks` there, so check refuses it first, with the hoist.
+    source = """
+        nika: t
+        tasks:
+          fast: { exec: { command: ["./fast"] } }
+          cleanup:
+            after: { fast: unwind }
+            when: ${{ tasks.fast.status != "success" }}
+            exec: { command: ["echo", "${{ tasks.fast.status }}"] }
+        """
+    err = _one(source, "NIKA-VAR-021")
+    assert "`when:` of task `cleanup`" in err.detail and "hoist it into `with:`" in err.detail
+
+
 def test_workflow_outputs_read_settled_tasks() -> None:
     source = """
         nika: t

@@ -137,3 +137,12 @@ def test_unwind_runs_after_producer_and_reads_it() -> None:
     order = [e.task for e in rec.events if e.kind in ("task_failed", "task_completed")]
     assert order == ["cleanup", "work"]  # cleanup settles before the failure goes outward
     assert result.state == "failure"
+
+
+def test_an_unwind_body_reads_its_producer_directly_as_check_admits() -> None:
+    # 04 §the reference boundary: an unwind task body may read the producer it unwinds.
+    text = (f"nika: u\n{EXEC}tasks:\n  work:\n    exec: {{ command: [\"false\"] }}\n"
+            "  cleanup:\n    after: { work: unwind }\n"
+            "    exec: { command: [\"echo\", \"${{ tasks.work.status }} then cleaned\"] }\n")
+    result, _ = run(text)
+    assert result.records["cleanup"].output == "failure then cleaned"

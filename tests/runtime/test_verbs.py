@@ -45,6 +45,28 @@ def test_infer_schema_misfit_is_infer_002() -> None:
     assert result.records["t"].error.code == "NIKA-INFER-002"
 
 
+def test_infer_returns_is_the_structured_output_contract() -> None:
+    # 09 §returns: `returns:` lowers to the reply's schema (spec example 09 under mock/echo).
+    provider = ScriptedProvider([answer('{"n": "x"}', usage=Usage(1, 1)),
+                                 answer('{"n": 2}', usage=Usage(1, 1))])
+    text = ("nika: i\nmodel: mock/echo\ntasks:\n  t:\n    infer: { prompt: count }\n"
+            "    returns: { object: { n: integer } }\n")
+    result, _ = run(text, provider=provider)
+    assert result.records["t"].output == {"n": 2}
+    sent = provider.requests[0].response_schema
+    assert sent == {"type": "object", "properties": {"n": {"type": "integer"}},
+                    "required": ["n"], "additionalProperties": False}
+
+
+def test_an_exec_output_outside_its_returns_is_type_101() -> None:
+    text = ("nika: e\npermits: { exec: [echo] }\ntasks:\n  t:\n"
+            "    exec: { command: [echo, '{\"n\": \"x\"}'], decode: json }\n"
+            "    returns: { object: { n: integer } }\n")
+    result, _ = run(text)
+    error = result.records["t"].error
+    assert error is not None and error.code == "NIKA-TYPE-101"
+
+
 # -- exec ----------------------------------------------------------------------------------
 
 def test_exec_argv_keeps_an_interpolated_value_as_one_argument() -> None:

@@ -120,6 +120,8 @@ ARGS: Final[Mapping[str, Mapping[str, Types]]] = {
         "speed": ("number",),
         "output_dir": STRING,
         "filename_prefix": STRING,
+        "metadata": OBJECT,
+        "manifest": BOOLEAN,
         "timeout_ms": INTEGER,
     },
     "nika:uuid": {"version": STRING},
@@ -128,9 +130,7 @@ ARGS: Final[Mapping[str, Mapping[str, Types]]] = {
     "nika:write": {"path": STRING, "content": ANY, "create_dirs": BOOLEAN, "overwrite": BOOLEAN},
 }
 
-OPEN: Final = frozenset(
-    {"nika:chart", "nika:decide", "nika:image_fx", "nika:image_generate", "nika:tts_generate"}
-)
+OPEN: Final = frozenset({"nika:chart", "nika:decide", "nika:image_fx", "nika:image_generate"})
 """Builtins whose argument list this engine does not close (it serves none of them)."""
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
-from nika.syntax import fetch_args
+from nika.syntax import date_args, fetch_args
 from nika.syntax.durations import DurationError, parse_duration
 from nika.syntax.json_schema import schema_problem
 
@@ -294,6 +294,47 @@ def _traverse(a: Mapping[str, Any], method: Any, r: Report) -> None:
         r(B, f"`traverse:` crawls with GET only (method is {method})", "method")
 
 
+def _date(a: Mapping[str, Any], r: Report) -> None:
+    # Every literal the run's `nika:date` would refuse, with its code (DATE-001).
+    d = date_args.CODE
+    op = a.get("op", "now")
+    if not _literal(op):
+        return
+    if not isinstance(op, str) or op not in date_args.OP_ARGS:
+        r(d, f"`op: {op!r}` is not one of {', '.join(date_args.OP_ARGS)}", "op")
+        return
+    allowed = date_args.OP_ARGS[op]
+    _closed(a, ("op", *allowed), r, d, f" under `op: {op}`")
+    _required(a, date_args.OP_REQUIRED.get(op, ()), r, d)
+    _enum(a, "unit", tuple(date_args.UNITS), r, d)
+    value = a.get("duration")
+    if "duration" in allowed and isinstance(value, str) and _literal(value):
+        try:
+            date_args.step(value)
+        except DurationError as exc:
+            r(d, f"`duration:` {exc}", "duration")
+    stamps = [k for k in ("base", "input", "start", "end") if k in allowed and op != "parse"]
+    for key in stamps:
+        stamp = a.get(key)
+        if isinstance(stamp, str) and _literal(stamp) and not _iso_timestamp(stamp):
+            r(
+                d,
+                f'`{key}: {stamp!r}` is not an ISO 8601 timestamp; write e.g. '
+                '"2026-05-23T09:00:00Z"',
+                key,
+            )
+
+
+def _iso_timestamp(text: str) -> bool:
+    from datetime import datetime  # only a workflow with a literal date pays for it
+
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _hash(a: Mapping[str, Any], r: Report) -> None:
     h = "NIKA-BUILTIN-HASH-001"
     op = a.get("op", "hash")
@@ -373,11 +414,13 @@ def _image_generate(a: Mapping[str, Any], r: Report) -> None:
 
 
 def _tts(a: Mapping[str, Any], r: Report) -> None:
-    _required(a, ("text",), r)
-    _enum(a, "provider", ("local", "openai", "elevenlabs", "mock"), r)
+    t = "NIKA-BUILTIN-TTS_GENERATE-001"
+    _required(a, ("text", "output_dir"), r, t)
+    _enum(a, "provider", ("local", "openai", "elevenlabs", "mock"), r, t)
+    _enum(a, "format", ("mp3", "wav", "auto"), r, t)
     text = a.get("text")
     if isinstance(text, str) and _literal(text) and not (0 < len(text) <= 4096):
-        r(B, "`text:` must be non-empty and at most 4096 characters", "text")
+        r(t, "`text:` must be non-empty and at most 4096 characters", "text")
 
 
 def _chart(a: Mapping[str, Any], r: Report) -> None:
@@ -452,7 +495,7 @@ CONTRACTS: Final[Mapping[str, Contract]] = {
     "nika:convert": _convert,
     "nika:uuid": _fixed((), ("version",), version=("v4", "v7")),
     "nika:decide": _fixed(("bundle", "evidence")),
-    "nika:date": _fixed((), op=("now", "add", "subtract", "format", "parse", "diff")),
+    "nika:date": _date,
     "nika:hash": _hash,
     "nika:fetch": _fetch,
     "nika:notify": _fixed(

@@ -25,8 +25,10 @@ _JQ_PROGRAMS: Final = {"nika:jq": "expression", "nika:fetch": "jq"}
 """The argument that carries a jq program, per builtin."""
 
 _SHAPE_CODES: Final = {
+    "nika:date": "NIKA-BUILTIN-DATE-001",
     "nika:hash": "NIKA-BUILTIN-HASH-001",
     "nika:inspect": "NIKA-BUILTIN-INSPECT-001",
+    "nika:tts_generate": "NIKA-BUILTIN-TTS_GENERATE-001",
 }
 """Builtins whose own code covers a malformed argument (stdlib/builtins-v0.1); the rest
 use the static contract's `NIKA-BUILTIN-001`."""

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from nika._term import printable
 from nika.check._certificate_text import certificate_lines
+from nika.check.capability import CODE as CAPABILITY
 from nika.check.verdict import Verdict
 from nika.errors import NikaError
 
@@ -29,7 +30,11 @@ def render_human(verdict: Verdict, name: str, *, strict: bool = False) -> str:
         lines.extend(_line(name, e) for e in verdict.errors)
         n = len(verdict.errors)
         lines.append(f"refused {name}: {n} finding{'s' if n != 1 else ''}")
-    lines.extend("hint " + _line(name, h) for h in verdict.hints)
+    # An engine-capability hint is valid Nika this engine will not run: labelled apart.
+    lines.extend(
+        ("warning (engine capability) " if h.code == CAPABILITY else "hint ") + _line(name, h)
+        for h in verdict.hints
+    )
     if verdict.lints:
         from nika.check.lint._text import lint_lines
 

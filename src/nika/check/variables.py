@@ -107,7 +107,7 @@ def _task(
             resolver,
             task.when,
             (*at, "when"),
-            replace(body, surface=f"`when:` of task `{task.id}`"),
+            replace(body, surface=f"`when:` of task `{task.id}`", tasks=None),
         )
     if task.for_each is not None and isinstance(task.for_each.items, str | list):
         yield from _for_each(ctx, resolver, task, (*at, "for_each", "items"), body)

@@ -119,6 +119,11 @@ class Pipeline:
             items = self._items(task, env) if task.for_each is not None else None
         except NikaError as exc:
             return Outcome("failure", error=exc)
+        producer = notes.get("unwinds")
+        if isinstance(producer, str):
+            # An unwind body may read the producer it cleans up after, and nothing else
+            # (04 §the reference boundary); its `when:` may not (NIKA-VAR-021 at check).
+            env = {**env, "tasks": {producer: self._views[producer]}}
         if items is None:
             return await self._unit(task, env, notes, None)
         if not items:

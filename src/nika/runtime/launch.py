@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 from nika._term import json_printable, printable
 from nika.agent.seams import Provider, ToolExecutor
 from nika.check import Verdict, check
+from nika.check.capability import CODE as CAPABILITY
 from nika.check.graph import derive
 from nika.check.render import render_human
 from nika.errors import NikaError
@@ -137,6 +138,12 @@ def run_command(options: RunOptions, streams: Streams,
     if not verdict.valid:
         _print_refusal(options, streams, verdict)
         _write_report(options, refused_report(verdict.errors, Masker()))
+        return EXIT_FAILURE
+    unserved = [h for h in verdict.hints if h.code == CAPABILITY]
+    if unserved:  # valid Nika this engine cannot run: refused before any task starts
+        for refusal in unserved:
+            streams.err.write(f"nika run: {refusal.code}: {printable(refusal.detail)}\n")
+        _write_report(options, refused_report(unserved, Masker()))
         return EXIT_FAILURE
     workflow = _model(source, str(options.file))
     try:

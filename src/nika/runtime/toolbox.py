@@ -10,6 +10,7 @@ from typing import Any, Literal
 from nika.agent.executors import CompositeExecutor
 from nika.agent.seams import ToolExecutor
 from nika.runtime.bus import EventBus
+from nika.runtime.inspect_cell import LiveInspect
 from nika.runtime.permits import PermitGate
 from nika.runtime.secrets import Masker
 from nika.runtime.verbs.agent import reachable_servers
@@ -35,9 +36,11 @@ class Toolbox:
         self._workflow = workflow
         self._bus = bus
         self._mcp = mcp
+        cell = LiveInspect(workflow)  # `nika:inspect` reads the run, seeded before task one
+        bus.attach(cell)
         self._builtins = BuiltinExecutor(
             base_dir=base_dir, judge=gate.judge, masker=mask.text, prompt_io=prompt_io,
-            events=self._entry, loopback_grants=gate.judge.loopback_hosts(),
+            events=self._entry, loopback_grants=gate.judge.loopback_hosts(), inspect=cell,
         )
 
     def _entry(self, kind: Literal["log", "emit"], fields: Mapping[str, Any]) -> None:

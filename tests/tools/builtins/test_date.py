@@ -53,3 +53,35 @@ async def test_date_ops(make, args, expected):
 async def test_date_refusals_are_date_001(make, args):
     err = error_of(await make(now=lambda: NOW).call("nika:date", args))
     assert err is not None and err.code == "NIKA-BUILTIN-DATE-001"
+
+
+AGREEMENT = [
+    {"op": "add", "base": "2026-01-01T00:00:00Z", "duration": "7d"},
+    {"op": "subtract", "duration": "2w"},
+    {"op": "add", "duration": "168h"},
+    {"op": "add", "base": "yesterday", "duration": "1h"},
+    {"op": "format", "input": "2026-05-23", "format": "%Y"},
+    {"op": "diff", "start": "2026-05-01T00:00:00Z", "end": "soon"},
+    {"op": "diff", "start": "2026-05-01T00:00:00Z", "end": "2026-05-02T00:00:00Z", "unit": "y"},
+    {"op": "add"},
+    {"op": "now", "duration": "1h"},
+    {"op": "tomorrow"},
+]
+
+
+@pytest.mark.parametrize("args", AGREEMENT)
+async def test_check_refuses_exactly_the_literals_the_run_refuses(make, args):
+    # issue 14: `duration: "7d"` passed check and failed here; one code on both sides.
+    import json
+
+    from nika.check import check
+
+    source = (
+        'nika: d\npermits: { tools: ["nika:date"] }\ntasks:\n  t:\n'
+        f"    invoke: {{ tool: nika:date, args: {json.dumps(args)} }}\n"
+    )
+    verdict = check(source)
+    result = await make(now=lambda: NOW).call("nika:date", args)
+    ran = error_of(result)
+    static = [e.code for e in verdict.errors]
+    assert static == ([ran.code] if ran is not None else []), (static, ran)

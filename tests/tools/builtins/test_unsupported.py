@@ -1,25 +1,25 @@
+"""Builtins this engine does not implement answer every call with the one code for it."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import pytest
 
+from nika.check.capability import UNSERVED
 from nika.tools.builtins import BuiltinExecutor
 
 
-@pytest.mark.parametrize(
-    ("name", "code"),
-    [
-        ("nika:chart", "NIKA-IMPL-002"),
-        ("nika:decide", "NIKA-IMPL-002"),
-        ("nika:image_fx", "NIKA-IMPL-002"),
-        ("nika:image_generate", "NIKA-BUILTIN-IMAGE_GENERATE-002"),
-        ("nika:tts_generate", "NIKA-BUILTIN-TTS_GENERATE-002"),
-    ],
-)
+@pytest.mark.parametrize("name", sorted(UNSERVED))
 async def test_unsupported_builtins_refuse_clearly(
-    make: Callable[..., BuiltinExecutor], name: str, code: str
+    make: Callable[..., BuiltinExecutor], name: str
 ):
     result = await make().call(name, {"prompt": "x", "output_dir": "out"})
-    assert result.error is not None and result.error.code == code
-    assert "does not support" in result.error.detail
+    assert result.error is not None and result.error.code == "NIKA-IMPL-002"
+    assert "does not implement" in result.error.detail and "nika run" in result.error.detail
+
+
+def test_their_definitions_say_so(make: Callable[..., BuiltinExecutor]) -> None:
+    described = {d.name: d.description for d in make().definitions()}
+    for name in UNSERVED:
+        assert "NOT supported" in described[name]

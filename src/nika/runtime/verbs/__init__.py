@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nika.errors import NikaError
 from nika.runtime.events import UnitAttempt
 from nika.runtime.services import RunServices
 from nika.runtime.verbs.agent import run_agent_task
@@ -12,6 +13,8 @@ from nika.runtime.verbs.exec import run_exec
 from nika.runtime.verbs.infer import run_infer
 from nika.runtime.verbs.invoke import ChildRunner, run_invoke
 from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, Task
+from nika.syntax.typefit import conforms
+from nika.syntax.types import render
 
 __all__ = ["ChildRunner", "run_verb"]
 
@@ -33,12 +36,26 @@ async def run_verb(
     of the verbs that may run more than once per task (the agent loop, a child workflow).
     """
     body = task.body
-    if isinstance(body, InferBody):
+    if isinstance(body, InferBody):  # `returns:` is the reply's schema (lowered), judged there
         return await run_infer(task, body, env, services, timeout)
-    if isinstance(body, ExecBody):
-        return await run_exec(task, body, env, services)
-    if isinstance(body, InvokeBody):
-        return await run_invoke(task, body, env, services, child, unit)
     if isinstance(body, AgentBody):
         return await run_agent_task(task, body, env, services, timeout, notes, unit)
-    raise AssertionError(f"unknown verb body {type(body).__name__}")
+    if isinstance(body, ExecBody):
+        output = await run_exec(task, body, env, services)
+    elif isinstance(body, InvokeBody):
+        output = await run_invoke(task, body, env, services, child, unit)
+    else:
+        raise AssertionError(f"unknown verb body {type(body).__name__}")
+    if task.returns is not None and not conforms(output, task.returns):
+        raise NikaError(
+            "NIKA-TYPE-101",
+            f"task {task.id!r} returned {_shown(output)}, which does not fit its "
+            f"`returns: {render(task.returns)}`; fix the producer or the declared type",
+            details={"task": task.id},
+        )
+    return output
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 120 else text[:119] + "…"

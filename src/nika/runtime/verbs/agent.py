@@ -22,8 +22,7 @@ from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError
 from nika.runtime.events import AgentFrames, UnitAttempt
 from nika.runtime.services import EffectGate, RunServices, servers_down
-from nika.runtime.verbs.infer import knob, resolve_model, text_field
-from nika.syntax.binding import interpolate
+from nika.runtime.verbs.infer import knob, reply_schema, resolve_model, text_field
 from nika.syntax.globs import glob_match
 from nika.syntax.model import AgentBody, Task
 
@@ -119,7 +118,7 @@ async def run_agent_task(
         max_turns=knob("agent", "max_turns", body.max_turns, env, task),
         max_tokens_total=knob("agent", "max_tokens_total", body.max_tokens_total, env, task),
         temperature=knob("agent", "temperature", body.temperature, env, task),
-        schema=interpolate(body.schema, env) if body.schema is not None else None,
+        schema=reply_schema(task, body.schema, env),
         extra_system=_skills(task, body.skills, services.workflow_dir),
     )
     universe = services.tools(task.id) if body.tools else None

@@ -26,6 +26,7 @@ from nika.prices import is_priced
 from nika.runtime.services import RunServices
 from nika.syntax import fields
 from nika.syntax.binding import interpolate
+from nika.syntax.lower import lower
 from nika.syntax.model import InferBody, Task
 from nika.syntax.template import stringify
 
@@ -53,6 +54,14 @@ def text_field(value: Any, env: Mapping[str, Any]) -> str | None:
     return resolved if isinstance(resolved, str) else stringify(resolved)
 
 
+def reply_schema(task: Task, schema: Any, env: Mapping[str, Any]) -> Any:
+    """The structured-output contract of a model verb: its `schema:`, else its `returns:`
+    lowered (09 §returns — the same enforcement lane), else None (free text)."""
+    if schema is not None:
+        return interpolate(schema, env)
+    return lower(task.returns) if task.returns is not None else None
+
+
 def knob(verb: str, field: str, raw: Any, env: Mapping[str, Any], task: Task) -> Any:
     """A shaped field (`temperature`, `max_tokens`, …) resolved and held to its one rule
     (`nika.syntax.fields`): `NIKA-VAR-006` when the resolved value does not fit."""
@@ -67,7 +76,8 @@ async def run_infer(
     model = resolve_model(task, body.model, services)
     prompt = text_field(body.prompt, env) or ""
     system = text_field(body.system, env)
-    schema = interpolate(body.schema, env) if body.schema is not None else None
+    schema = reply_schema(task, body.schema, env)
+    contract = "schema" if body.schema is not None else "returns"
     temperature = knob("infer", "temperature", body.temperature, env, task)
     max_tokens = knob("infer", "max_tokens", body.max_tokens, env, task)
     provider = services.providers.get(model, timeout)
@@ -97,7 +107,7 @@ async def run_infer(
         if repair == SCHEMA_RETRIES:
             raise NikaError(
                 "NIKA-INFER-002",
-                f"task {task.id!r}: the model's reply does not fit `schema:` after "
+                f"task {task.id!r}: the model's reply does not fit `{contract}:` after "
                 f"{SCHEMA_RETRIES + 1} attempts ({problem}); simplify the schema or make the "
                 "prompt state the expected JSON shape",
                 details={"task": task.id, "model": model, "problem": problem},

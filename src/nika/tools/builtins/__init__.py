@@ -47,6 +47,7 @@ from nika.tools.builtins import (
     notify,
     prompt,
     read,
+    tts,
     unsupported,
     uuid,
     validate,
@@ -77,7 +78,7 @@ __all__ = [
 
 _MODULES: Final = (
     assertion, convert, date, edit, emit, fetch, glob, grep, hash, inspect, jq, json_diff,
-    json_merge_patch, log, notify, prompt, read, uuid, validate, wait, write,
+    json_merge_patch, log, notify, prompt, read, tts, uuid, validate, wait, write,
 )  # fmt: skip
 
 BUILTINS: Final[Mapping[str, Builtin]] = {

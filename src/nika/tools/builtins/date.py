@@ -12,26 +12,14 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from nika.syntax.durations import DurationError, parse_duration
+from nika.syntax.date_args import CODE, OP_ARGS, OP_REQUIRED, UNITS, step
+from nika.syntax.durations import DurationError
 from nika.tools.builtins._base import Builtin, Context, fail, obj
 
-DATE_001 = "NIKA-BUILTIN-DATE-001"
-_UNITS: Final = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-_OP_ARGS: Final = {
-    "now": ("tz",),
-    "add": ("base", "duration", "tz"),
-    "subtract": ("base", "duration", "tz"),
-    "format": ("input", "format", "tz"),
-    "parse": ("input", "format", "tz"),
-    "diff": ("start", "end", "unit"),
-}
-_OP_REQUIRED: Final = {
-    "add": ("duration",),
-    "subtract": ("duration",),
-    "format": ("input", "format"),
-    "parse": ("input", "format"),
-    "diff": ("start", "end"),
-}
+DATE_001 = CODE
+_UNITS: Final = UNITS
+_OP_ARGS: Final = OP_ARGS
+_OP_REQUIRED: Final = OP_REQUIRED
 
 
 def _zone(name: str) -> tzinfo:
@@ -67,7 +55,7 @@ def iso(when: datetime) -> str:
 
 def _duration(text: Any) -> timedelta:
     try:
-        ns = parse_duration(str(text), max_ns=10**30).nanoseconds
+        ns = step(str(text)).nanoseconds
     except DurationError as err:
         raise fail(DATE_001, f"`duration:` {err}", duration=text) from None
     return timedelta(microseconds=ns // 1000)

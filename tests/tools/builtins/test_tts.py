@@ -1,0 +1,63 @@
+"""`nika:tts_generate` with the mock provider: a real, deterministic WAV under output_dir."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import wave
+from collections.abc import Callable
+from pathlib import Path
+
+from nika.tools.builtins import BuiltinExecutor, error_of
+
+ARGS = {"provider": "mock", "text": "hello", "output_dir": "out/speech"}
+
+
+async def test_mock_speech_is_a_real_wav_described_never_carried(
+    make: Callable[..., BuiltinExecutor], base: Path
+):
+    result = await make().call("nika:tts_generate", {**ARGS, "metadata": {"page_slug": "Hi!"}})
+    assert result.error is None
+    out = result.structured
+    audio = out["audio"]
+    assert audio["filename"].startswith("hi-mock-mock-tts-1-") and audio["format"] == "wav"
+    data = (base / audio["path"]).read_bytes()
+    assert audio["size_bytes"] == len(data) and audio["sha256"] == hashlib.sha256(data).hexdigest()
+    with wave.open(io.BytesIO(data)) as speech:
+        frames, rate = speech.getnframes(), speech.getframerate()
+    assert audio["duration_ms"] == frames * 1000 // rate > 0
+    manifest = json.loads((base / out["manifest_path"]).read_text())
+    assert manifest["manifest_version"] == 1 and manifest["audio"]["sha256"] == audio["sha256"]
+    assert "hello" not in json.dumps(out)  # neither the bytes nor the text ride the output
+
+
+async def test_the_same_request_lands_the_same_file_once(
+    make: Callable[..., BuiltinExecutor], base: Path
+):
+    first = (await make().call("nika:tts_generate", ARGS)).structured
+    second = (await make().call("nika:tts_generate", ARGS)).structured
+    assert first["audio"] == second["audio"]
+    assert len(list((base / "out/speech").glob("*.wav"))) == 1
+
+
+async def test_every_path_is_judged_before_any_io(make, judge, base: Path):
+    judge.refuse_prefixes = ("out/",)
+    result = await make().call("nika:tts_generate", ARGS)
+    assert error_of(result).code == "NIKA-SEC-004"
+    assert not (base / "out").exists()
+
+
+async def test_a_provider_this_engine_does_not_serve_is_the_one_capability_code(make):
+    for args in ({**ARGS, "provider": "openai"}, {"text": "x", "output_dir": "o",
+                                                  "model": "eleven_multilingual_v2"}):
+        refused = error_of(await make().call("nika:tts_generate", args))
+        assert refused.code == "NIKA-IMPL-002" and "mock only" in refused.detail
+
+
+async def test_bad_arguments_are_tts_001(make):
+    for args in ({**ARGS, "voice": "../etc"}, {**ARGS, "text": ""},
+                 {"text": "x", "output_dir": "o"}):
+        assert error_of(await make().call("nika:tts_generate", args)).code == (
+            "NIKA-BUILTIN-TTS_GENERATE-001"
+        )
