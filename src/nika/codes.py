@@ -43,8 +43,11 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-BUILTIN-EMIT-001": CodeInfo("validation_error", False, "nika:emit invalid event shape"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-FETCH-001": CodeInfo("network_error", False, "nika:fetch network/extraction failure (transience engine-assessed)"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-GLOB-001": CodeInfo("validation_error", False, "nika:glob invalid pattern"),  # stdlib builtins-v0.1
+    "NIKA-BUILTIN-GLOB-002": CodeInfo("tool_error", False, "nika:glob walked more than 1,000,000 entries or matched more than 100,000 paths"),  # engine addition
     "NIKA-BUILTIN-GREP-001": CodeInfo("validation_error", False, "nika:grep invalid pattern"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-GREP-002": CodeInfo("tool_error", False, "nika:grep search root does not exist"),  # engine addition
+    "NIKA-BUILTIN-GREP-003": CodeInfo("tool_error", False, "nika:grep read more than 256 MiB, walked more than 1,000,000 entries or matched more than 10,000 lines"),  # engine addition
+    "NIKA-BUILTIN-HASH-002": CodeInfo("validation_error", False, "nika:hash content over the 32 MiB cap"),  # engine addition
     "NIKA-BUILTIN-HASH-001": CodeInfo("validation_error", False, "nika:hash unsupported algo, unknown op or a missing per-op arg"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-IMAGE_GENERATE-002": CodeInfo("validation_error", False, "nika:image_generate provider unavailable (image plane unwired)"),  # stdlib builtins-v0.1
     "NIKA-BUILTIN-INSPECT-001": CodeInfo("validation_error", False, "nika:inspect view: outside the canonical enum"),  # stdlib builtins-v0.1
@@ -93,6 +96,7 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-DRIFT-001": CodeInfo("validation_error", False, "declared-but-unused"),
     "NIKA-EXEC-001": CodeInfo("process_error", False, "non-zero exit code"),
     "NIKA-EXEC-002": CodeInfo("process_error", False, "spawn failure"),
+    "NIKA-EXEC-003": CodeInfo("process_error", False, "the command wrote more than the 32 MiB capture cap to stdout or stderr"),  # engine addition
     "NIKA-IMPL-001": CodeInfo("internal_error", False, "engine internal error"),  # engine addition
     "NIKA-IMPL-002": CodeInfo("validation_error", False, "a declared builtin this engine does not support"),  # engine addition
     "NIKA-INFER-001": CodeInfo("provider_error", True, "provider call failed"),

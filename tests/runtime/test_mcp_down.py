@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.runtime._harness import journal_verdict
 
 from nika.cli import main
 
@@ -32,6 +33,8 @@ def _failed(tmp_path: Path, flow: Path) -> dict[str, dict[str, object]]:
     assert main(["run", str(flow), "--mcp-config", "mcp.json", "--report", "r.json"]) == 1
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["workflow_state"] == "failure"
+    verdict = journal_verdict(tmp_path)
+    assert (verdict.status, verdict.terminal) == ("clean", "workflow_failed")
     return {name: task["error"] for name, task in report["tasks"].items()}
 
 

@@ -6,8 +6,10 @@ missing required input is exit 2 with its code, and no task starts. A workflow t
 refuses never starts and spends zero tokens: the verdict is printed and the exit status is 1;
 so is an unreadable secret store. A started run streams its events
 (`--json`: NDJSON on stdout; otherwise human progress on stderr and the `outputs` object on
-stdout), writes `--report` when asked, and exits 0 (success) · 1 (failure) · 130 (SIGINT) ·
-75 (paused: a prompt awaits `--resume --answer`, see `pause`).
+stdout), writes `--report` when asked, and exits 0 (success) · 1 (failure) · 75 (paused: a
+prompt awaits `--resume --answer`, see `pause`) · 130 / 143 / 129 (stopped by SIGINT / SIGTERM /
+SIGHUP: tasks cancelled, children reaped, report and terminal frame written — `signals.py`;
+every child carries the watchdog marker of `children.py`, so none outlives the engine).
 
 `--resume JOURNAL` (ADR-099, see `resume`) judges the journal before the first frame: a
 broken chain exits 2, an unreadable journal 2, another engine version without the matching
@@ -41,6 +43,7 @@ from nika.errors import NikaError
 from nika.providers import resolve_provider
 from nika.runtime import preflight
 from nika.runtime.bus import EventBus, EventSink
+from nika.runtime.children import ChildGuard
 from nika.runtime.events import UnitAttempt
 from nika.runtime.journal import TRACE_DIR, JournalSink, manifest
 from nika.runtime.nested import ChildFrames
@@ -54,6 +57,7 @@ from nika.runtime.resume import ResumeRefusal, load_plan
 from nika.runtime.runner import Runner, RunResult
 from nika.runtime.secrets import Masker, resolve_secrets
 from nika.runtime.services import ProviderPool, RunServices
+from nika.runtime.signals import Stop, exit_code
 from nika.runtime.stream import NdjsonSink
 from nika.runtime.toolbox import Toolbox, needs_mcp
 from nika.runtime.values import bind_inputs, parse_var
@@ -189,9 +193,14 @@ def run_command(options: RunOptions, streams: Streams,
     sinks += [make(journal) for make in extra_sinks]
     bus = EventBus(sinks=sinks, mask=mask)
     mcp_servers = registry if _uses_mcp(workflow) else None
-    with executor:
-        result = asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env, replay,
-                                  answers, mcp_servers, placement))
+    children = ChildGuard()
+    stop = Stop(lambda _signum: _force_exit(bus, stop, workflow))
+    try:
+        with executor:
+            result = asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env,
+                                      replay, answers, mcp_servers, placement, stop, children))
+    finally:
+        children.close()  # stragglers (a background grandchild) go with the run
     bus.close()
     _write_report(options, build_report(result, log.entries, mask, bus.failures))
     if options.output == "json":
@@ -210,8 +219,20 @@ def run_command(options: RunOptions, streams: Streams,
                           f" — resume with: nika run {_shown(options.file)} --resume "
                           f"{_shown(journal.path) if journal.path else 'JOURNAL'} "
                           f"--answer {task}=VALUE\n")
+    if result.state == "cancelled" and stop.received is not None:
+        return exit_code(stop.received)
     return {"success": EXIT_OK, "failure": EXIT_FAILURE, "cancelled": EXIT_CANCELLED,
             "paused": EXIT_PAUSED}[result.state]
+
+
+def _force_exit(bus: EventBus, stop: Stop, workflow: Workflow) -> None:
+    """The second signal: no more waiting. The journal gets its terminal frame unless the
+    runner already wrote one; the watchdog takes the children down once we are gone."""
+    if not stop.settled:
+        bus.emit("workflow_cancelled", workflow=workflow.name, state="cancelled", forced=True,
+                 signal=signal.Signals(stop.received or signal.SIGTERM).name)
+    bus.close()
+    os._exit(exit_code(stop.received or signal.SIGTERM))
 
 
 def _plan(options: RunOptions, workflow: Workflow) -> ResumePlan | None:
@@ -293,13 +314,28 @@ def _uses_mcp(workflow: Workflow) -> bool:
 async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any],
                secrets: Mapping[str, str], mask: Masker, bus: EventBus,
                env: Mapping[str, str], replay: Replay, answers: Mapping[str, str],
-               registry: McpRegistry | None, placement: Placement) -> RunResult:
+               registry: McpRegistry | None, placement: Placement, stop: Stop,
+               children: ChildGuard) -> RunResult:
+    loop = asyncio.get_running_loop()
+    stop.install(loop)  # from here on, a signal is a clean stop, never a default kill
+    try:
+        return await _serve(options, workflow, inputs, secrets, mask, bus, env, replay,
+                            answers, registry, placement, stop, children)
+    finally:
+        stop.remove(loop)
+
+
+async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any],
+                 secrets: Mapping[str, str], mask: Masker, bus: EventBus,
+                 env: Mapping[str, str], replay: Replay, answers: Mapping[str, str],
+                 registry: McpRegistry | None, placement: Placement, stop: Stop,
+                 children: ChildGuard) -> RunResult:
     async with contextlib.AsyncExitStack() as stack:
         mcp: McpExecutor | None = None
         if registry is not None:
             from nika.tools.mcp import McpExecutor
 
-            mcp = await stack.enter_async_context(McpExecutor(registry))
+            mcp = await stack.enter_async_context(McpExecutor(registry, child_env=children.env))
 
         def provider(model: str, timeout: float | None) -> Provider:
             return resolve_provider(model, env=env, secrets=secrets, timeout=timeout)
@@ -318,7 +354,7 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
             base_dir=Path.cwd(), environ=env, secrets=secrets, mask=mask, bus=bus,
             gate=gate, tools=tools_for(workflow, gate, bus), mcp=mcp,
             providers=providers, model=options.model or workflow.model,
-            answers=answers, pausable=True,
+            answers=answers, pausable=True, children=children,
         )
 
         async def child(path: Path, args: Mapping[str, Any], unit: UnitAttempt,
@@ -358,10 +394,8 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
 
         runner = Runner(services, inputs=inputs, concurrency=options.concurrency, child=child,
                         replay=replay, placement=placement)
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, runner.cancel)
-        try:
-            return await runner.run()
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
+        stop.attach(runner.cancel)
+        result = await runner.run()
+        stop.settled = True  # the terminal frame is written: a forced exit adds none
+        return result
 

@@ -16,6 +16,7 @@ from nika.agent.config import AgentConfig
 from nika.agent.seams import AgentObserver, Provider, ToolDefinition, ToolExecutor
 from nika.errors import NikaError
 from nika.runtime.bus import EventBus
+from nika.runtime.children import ChildGuard
 from nika.runtime.events import UnitAttempt
 from nika.runtime.secrets import Masker
 from nika.syntax.model import Workflow
@@ -123,6 +124,8 @@ class RunServices:
     providers: ProviderPool
     model: str | None
     agent_config: AgentConfig = field(default_factory=AgentConfig)
+    children: ChildGuard | None = None
+    """The run's watchdog: every spawned process carries its marker (None: no watchdog)."""
     answers: Mapping[str, str] = field(default_factory=dict)
     pausable: bool = False
     observe: ObserverFactory | None = None

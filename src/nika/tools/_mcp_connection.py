@@ -13,7 +13,7 @@ import asyncio
 import logging
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass
 from typing import Any, Final, TextIO, cast
@@ -42,10 +42,12 @@ _SSE_READ_TIMEOUT: Final = 300.0  # an idle server-sent-event stream is not a fa
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """The executor's time limits, in seconds."""
+    """The executor's time limits, in seconds, and `child_env`: what every stdio server's
+    environment must carry (the run's watchdog marker, `runtime/children.py`)."""
 
     call_timeout: float
     start_timeout: float
+    child_env: Callable[[], Mapping[str, str]] | None = None
 
 
 class Connection:
@@ -152,8 +154,10 @@ class Connection:
                 raise NotADirectoryError(
                     f"cwd {spec.cwd} of server {spec.name!r} is not a directory"
                 )
+            extra = self._limits.child_env() if self._limits.child_env is not None else {}
             params = StdioServerParameters(
-                command=spec.command, args=list(spec.args), env=dict(spec.env), cwd=spec.cwd
+                command=spec.command, args=list(spec.args), env={**spec.env, **extra},
+                cwd=spec.cwd,
             )
             assert self._errlog is not None
             return stdio_client(params, errlog=self._errlog)

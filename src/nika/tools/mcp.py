@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from types import TracebackType
 from typing import Any, Final, Literal, Self
 
@@ -66,7 +66,10 @@ def mcp_tool_name(server: str, tool: str) -> ToolName:
 
 
 class McpExecutor:
-    """A `ToolExecutor` over the servers of an `McpRegistry` (optionally only `servers`)."""
+    """A `ToolExecutor` over the servers of an `McpRegistry` (optionally only `servers`).
+
+    `child_env` (called when a stdio server starts) is merged into its environment: the run's
+    watchdog marker, so the server dies with the engine however the engine ends."""
 
     def __init__(
         self,
@@ -76,12 +79,13 @@ class McpExecutor:
         call_timeout: float = 60.0,
         start_timeout: float = 20.0,
         max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
+        child_env: Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         if call_timeout <= 0 or start_timeout <= 0 or max_result_bytes <= 0:
             raise ValueError("call_timeout, start_timeout and max_result_bytes must be positive")
         self._registry = registry
         self._allowed = frozenset(registry.servers if servers is None else servers)
-        self._limits = Limits(call_timeout=call_timeout, start_timeout=start_timeout)
+        self._limits = Limits(call_timeout, start_timeout, child_env)
         self._cap = max_result_bytes
         self._connections: dict[str, Connection] = {}
         self._failures: dict[str, NikaError] = {}

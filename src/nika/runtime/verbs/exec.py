@@ -3,8 +3,11 @@
 `command:` is argv passed to `execve` with no shell; `shell:` is one `/bin/sh -c` line, judged
 by the blocklist (`NIKA-SEC-001`). The program is re-judged against `permits.exec` at dispatch,
 the environment is composed (never inherited), and the child runs in its own process group so
-a timeout or Ctrl+C kills everything it spawned. Non-zero exit is `NIKA-EXEC-001` except under
-`capture: structured`, where the exit code is data; a spawn failure is `NIKA-EXEC-002`.
+a timeout or Ctrl+C kills everything it spawned; it also carries the run's watchdog marker, so
+it dies with the engine even when the engine is SIGKILLed (`runtime/children.py`). Non-zero
+exit is `NIKA-EXEC-001` except under `capture: structured`, where the exit code is data; a
+spawn failure is `NIKA-EXEC-002`; more than 32 MiB on stdout or stderr stops the command
+(`NIKA-EXEC-003`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import contextlib
 import json
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -27,6 +30,12 @@ from nika.syntax.model import ExecBody, Task
 from nika.syntax.template import stringify
 
 _EXCERPT: Final = 2000
+_MIB: Final = 1 << 20
+_CHUNK: Final = 1 << 16
+_REAP_S: Final = 5.0
+MAX_CAPTURE: Final = 32 * _MIB
+"""The most a command may write to one stream (stdout or stderr) before it is stopped
+(`NIKA-EXEC-003`): what is captured is held in memory and becomes the task's output."""
 
 
 def _text(value: Any) -> str:
@@ -62,6 +71,8 @@ async def run_exec(
         services.gate.child_env_names(task.id),
         {str(k): _text(interpolate(v, env)) for k, v in body.env.items()},
     )
+    if services.children is not None:
+        child_env.update(services.children.env())  # the run's watchdog marker
     stdin = _text(interpolate(body.stdin, env)).encode() if body.stdin is not None else None
     services.bus.emit("verb_invoked", task.id, verb="exec", program=argv[0],
                       shell=line is not None)
@@ -98,16 +109,88 @@ async def _spawn(
             "program is installed and on PATH, and that `cwd:` exists",
             details={"task": task.id, "program": argv[0], "cwd": str(cwd)},
         ) from None
+    jobs: list[asyncio.Future[Any]] = [
+        asyncio.ensure_future(_collect(proc.stdout, "stdout")),
+        asyncio.ensure_future(_collect(proc.stderr, "stderr")),
+        asyncio.ensure_future(_feed(proc, stdin)),
+    ]
     try:
-        out, err = await proc.communicate(stdin)
+        await asyncio.wait(jobs, return_when=asyncio.FIRST_EXCEPTION)
+        failed = next((j.exception() for j in jobs if j.done() and j.exception()), None)
+        if failed is None:
+            await proc.wait()
     except BaseException:
         # Timeout or cancellation: the whole process group goes, and is reaped.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            await asyncio.shield(proc.wait())
+        await _stop(proc, jobs)
         raise
-    return proc.returncode if proc.returncode is not None else -1, out, err or b""
+    if isinstance(failed, _OverCap):
+        await _stop(proc, jobs)
+        raise NikaError(
+            "NIKA-EXEC-003",
+            f"task {task.id!r}: the command wrote more than {MAX_CAPTURE // _MIB} MiB to "
+            f"{failed.stream}, the capture cap; it was stopped. Write large output to a file "
+            "(and read what you need), or filter it in the command (head, grep, jq)",
+            details={"task": task.id, "stream": failed.stream, "cap_bytes": MAX_CAPTURE},
+        )
+    if failed is not None:
+        await _stop(proc, jobs)
+        raise failed
+    code = proc.returncode if proc.returncode is not None else -1
+    return code, jobs[0].result(), jobs[1].result()
+
+
+class _OverCap(Exception):
+    def __init__(self, stream: str) -> None:
+        self.stream = stream
+
+
+async def _collect(stream: asyncio.StreamReader | None, name: str) -> bytes:
+    """Everything `stream` carries, up to `MAX_CAPTURE` bytes (past it: `_OverCap`)."""
+    if stream is None:
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := await stream.read(_CHUNK):
+        size += len(chunk)
+        if size > MAX_CAPTURE:
+            raise _OverCap(name)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _feed(proc: asyncio.subprocess.Process, data: bytes | None) -> None:
+    """Write `stdin:` and close it; a child that exits without reading it is no error."""
+    if proc.stdin is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        if data:
+            proc.stdin.write(data)
+            await proc.stdin.drain()
+        proc.stdin.close()
+        await proc.stdin.wait_closed()
+
+
+async def _stop(proc: asyncio.subprocess.Process, jobs: Sequence[asyncio.Future[Any]]) -> None:
+    """Kill the command's whole process group, reap it, and release its pipes — to the end,
+    even if the caller is cancelled again meanwhile."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    for job in jobs:
+        job.cancel()
+    await asyncio.shield(_reap(proc, jobs))
+
+
+async def _reap(proc: asyncio.subprocess.Process, jobs: Sequence[asyncio.Future[Any]]) -> None:
+    await asyncio.gather(*jobs, return_exceptions=True)
+    # Not `proc.wait()`: it also waits for EOF on the pipes, which a reader that stopped
+    # (or a grandchild still holding them) never delivers. Watch the exit, then close them.
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + _REAP_S
+    while proc.returncode is None and loop.time() < deadline:
+        await asyncio.sleep(0.01)
+    transport = getattr(proc, "_transport", None)  # asyncio exposes no public close
+    if transport is not None:
+        transport.close()
 
 
 def _shape(task: Task, body: ExecBody, code: int, raw_out: bytes, raw_err: bytes) -> Any:

@@ -140,7 +140,8 @@ class BuiltinExecutor:
     task's `lift: [{law: data-as-code}]`. `masker` hides secrets in every content, detail and
     value. `prompt_io` is the human (None: non-interactive); `events` receives log/emit
     entries; `inspect` serves `nika:inspect`. `now`, `random_bytes` and `sleep` are the
-    injectable clock, entropy and timer of uuid/date/wait.
+    injectable clock, entropy and timer of uuid/date/wait. `max_file_bytes` is the file
+    builtins' cap (a file read, a content written or hashed; README "Operating nika run").
     """
 
     def __init__(
@@ -159,6 +160,7 @@ class BuiltinExecutor:
         random_bytes: Callable[[int], bytes] = os.urandom,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         fetch_timeout_s: float = 30.0,
+        max_file_bytes: int = 32 * 1024 * 1024,
     ) -> None:
         self._ctx = Context(
             base_dir=Path(base_dir),
@@ -173,6 +175,7 @@ class BuiltinExecutor:
             random_bytes=random_bytes,
             sleep=sleep,
             fetch_timeout_s=fetch_timeout_s,
+            max_file_bytes=max_file_bytes,
         )
         self._mask = masker or _identity
         self._definitions = tuple(

@@ -76,6 +76,9 @@ class Context:
     fetch_timeout_s: float = 30.0
     max_redirects: int = 10
     max_body_bytes: int = 32 * 1024 * 1024
+    max_file_bytes: int = 32 * 1024 * 1024
+    """The file builtins' cap: a file read (read, edit, grep, a multipart part), a content
+    written or hashed, is at most this many bytes."""
 
 
 Runner = Callable[[Mapping[str, Any], Context], Awaitable[Json]]

@@ -3,7 +3,8 @@
 `input` is text for a text format; for json/yaml/toml it may also be the structured value
 itself (what an upstream task already produced). Output: `to: json` yields the VALUE (so it
 binds downstream as data); yaml/toml/csv yield text. CSV is rows of objects (header line from
-the keys in first-seen order) or rows of arrays; cells are strings on the way in.
+the keys in first-seen order) or rows of arrays; cells are strings on the way in. Text input is
+capped at 32 MiB (`CONVERT-001`); parsing and rendering run off the event loop.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import yaml
 
 from nika.syntax.template import canonical_json
 from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._files import MIB, offload
 from nika.tools.builtins._json import is_json
 
 CONVERT_001 = "NIKA-BUILTIN-CONVERT-001"
@@ -165,8 +167,14 @@ async def run(args: Mapping[str, Any], ctx: Context) -> Any:
             f"`from:` and `to:` are both {src}; an identity conversion is "
             "an authoring bug — drop the task or change `to:`",
         )
-    data = load(args["input"], src, args.get("has_header", True))
-    return dump(data, dst, args.get("formula_guard", False))
+    text = args["input"]
+    if isinstance(text, str) and len(text) > ctx.max_file_bytes:
+        raise fail(CONVERT_001, f"`input:` is {len(text)} characters, over the "
+                   f"{ctx.max_file_bytes // MIB} MiB cap; convert it in parts or with `exec:`",
+                   reason="too_large", cap_bytes=ctx.max_file_bytes)
+    has_header, guard = args.get("has_header", True), args.get("formula_guard", False)
+    # Parsing and rendering are CPU work that grows with the input: off the event loop.
+    return await offload(lambda stop: dump(load(text, src, has_header), dst, guard))
 
 
 BUILTIN = Builtin(

@@ -1,4 +1,8 @@
-"""`nika:edit` — literal in-place find/replace inside the write boundary (EDIT-001..002)."""
+"""`nika:edit` — literal in-place find/replace inside the write boundary (EDIT-001..002).
+
+Reads and rewrites like `nika:read` / `nika:write`: a regular UTF-8 file of at most 32 MiB,
+off the event loop; anything else is EDIT-002.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._files import read_bytes, write_bytes
 from nika.tools.builtins._paths import judged
-from nika.tools.builtins.write import save
 
 EDIT_001 = "NIKA-BUILTIN-EDIT-001"
 EDIT_002 = "NIKA-BUILTIN-EDIT-002"
@@ -21,18 +25,12 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
     raw, find, replace = args["path"], args["find"], args["replace"]
     path = judged(ctx, raw, "fs.read")
     judged(ctx, raw, "fs.write")
+    data = await read_bytes(path, raw, ctx.max_file_bytes, io=EDIT_002, missing=(
+        EDIT_002, "nika:edit changes an existing file (create it with nika:write)"))
     try:
-        text = path.real.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise fail(
-            EDIT_002,
-            f"file {raw!r} does not exist; nika:edit changes an existing file "
-            "(create it with nika:write)",
-            path=raw,
-        ) from None
-    except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) else "it is not UTF-8 text"
-        raise fail(EDIT_002, f"cannot read {raw!r}: {reason}", path=raw) from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise fail(EDIT_002, f"cannot read {raw!r}: it is not UTF-8 text", path=raw) from None
     found = text.count(find)
     if found == 0:
         raise fail(
@@ -50,7 +48,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
             path=raw,
         )
     edited = text.replace(find, replace, -1 if count is None else count)
-    save(path.real, edited.encode("utf-8"), raw, EDIT_002)
+    await write_bytes(path.real, edited.encode("utf-8"), raw, ctx.max_file_bytes, code=EDIT_002)
     return str(raw)  # the modified path as written, like nika:write
 
 

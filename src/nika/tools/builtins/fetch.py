@@ -20,10 +20,12 @@ from nika.syntax.binding import apply_jq
 from nika.tools.builtins import _extract_feeds, _extract_html
 from nika.tools.builtins._base import Builtin, Context, fail, obj
 from nika.tools.builtins._crawl import crawl
+from nika.tools.builtins._files import offload, read_bytes
 from nika.tools.builtins._http import Outgoing, Response, network_error, request, status_error
 from nika.tools.builtins._paths import judged
 
 _MAX_MULTIPART: Final = 32 * 1024 * 1024
+READ_002: Final = "NIKA-BUILTIN-READ-002"
 
 
 def _arg_error(detail: str, arg: str) -> NikaError:
@@ -75,7 +77,7 @@ def _form_value(value: Any) -> str:
     return str(value)
 
 
-def _multipart(args: Mapping[str, Any], ctx: Context) -> tuple[bytes, str]:
+async def _multipart(args: Mapping[str, Any], ctx: Context) -> tuple[bytes, str]:
     """Encode the `multipart:` parts (file parts read through the fs.read judge)."""
     parts = args["multipart"]
     if len(parts) > fetch_args.MAX_PARTS:
@@ -88,14 +90,9 @@ def _multipart(args: Mapping[str, Any], ctx: Context) -> tuple[bytes, str]:
         name = part["name"].replace('"', "%22")
         if "path" in part:
             path = judged(ctx, part["path"], "fs.read", "multipart")
-            try:
-                data = path.real.read_bytes()
-            except OSError as err:
-                raise fail(
-                    "NIKA-BUILTIN-READ-002",
-                    f"multipart file {part['path']!r} cannot be read: {err.strerror}",
-                    path=part["path"],
-                ) from None
+            # The whole body is capped below; each file read is capped at the same size.
+            data = await read_bytes(path, part["path"], _MAX_MULTIPART, io=READ_002,
+                                    missing=(READ_002, "check the multipart part's `path:`"))
             filename = part.get("filename", path.real.name).replace('"', "%22")
             head = (
                 f'Content-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
@@ -111,7 +108,7 @@ def _multipart(args: Mapping[str, Any], ctx: Context) -> tuple[bytes, str]:
     return bytes(out), f"multipart/form-data; boundary={boundary}"
 
 
-def outgoing(args: Mapping[str, Any], ctx: Context) -> Outgoing:
+async def outgoing(args: Mapping[str, Any], ctx: Context) -> Outgoing:
     """The request as the args shape it (body encoded, content-type set)."""
     headers = {str(k): str(v) for k, v in args.get("headers", {}).items()}
     has_type = any(k.lower() == "content-type" for k in headers)
@@ -130,7 +127,7 @@ def outgoing(args: Mapping[str, Any], ctx: Context) -> Outgoing:
         content = urlencode({k: _form_value(v) for k, v in args["form"].items()}).encode()
         headers["content-type"] = "application/x-www-form-urlencoded"
     elif "multipart" in args:
-        content, headers["content-type"] = _multipart(args, ctx)
+        content, headers["content-type"] = await _multipart(args, ctx)
     return Outgoing(args.get("method", "GET"), args["url"], headers, content)
 
 
@@ -194,12 +191,13 @@ async def run(args: Mapping[str, Any], ctx: Context) -> Any:
     _check_shape(args)
     if "traverse" in args:
         return await crawl(ctx, args["url"], args["traverse"], args.get("headers", {}))
-    response = await request(ctx, outgoing(args, ctx))
+    response = await request(ctx, await outgoing(args, ctx))
     if not 200 <= response.status < 300:
         raise status_error(response)
     if args.get("method", "GET") == "HEAD":
         return {"status": response.status, "headers": dict(sorted(response.headers.items()))}
-    return extract(response, args)
+    # Parsing up to 32 MiB of HTML is seconds of CPU: never on the event loop.
+    return await offload(lambda stop: extract(response, args))
 
 
 _SCALAR: Final = {"type": ["string", "number", "boolean"]}

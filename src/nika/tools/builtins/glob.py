@@ -2,21 +2,30 @@
 
 The walk opens the pattern's literal ROOT (the segments before the first wildcard), so that
 root is what the read boundary judges (the corpus examples' "the bound covers the directory").
-Directory symlinks are not followed: a listing never leaves the judged tree.
+Directory symlinks are not followed: a listing never leaves the judged tree. The walk runs off
+the event loop and stops when the task is cancelled; it visits at most 1,000,000 entries and
+returns at most 100,000 paths (past either: `NIKA-BUILTIN-GLOB-002`).
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from nika.errors import NikaError
 from nika.syntax.globs import path_glob_to_regex
 from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._files import offload
 from nika.tools.builtins._paths import FsPath, judged
 
 GLOB_001 = "NIKA-BUILTIN-GLOB-001"
+GLOB_002 = "NIKA-BUILTIN-GLOB-002"  # engine addition: past a walk or result cap
+MAX_WALK: Final = 1_000_000
+"""Directory entries one walk may visit (glob, grep)."""
+MAX_MATCHES: Final = 100_000
+"""Paths one `nika:glob` may return."""
 _WILD = frozenset("*?[")
 
 
@@ -46,13 +55,27 @@ def compile_pattern(pattern: str, arg: str) -> Any:
         raise fail(GLOB_001, f"`{arg}:` {err.detail}", pattern=pattern) from None
 
 
-def walk_files(root: FsPath) -> list[str]:
-    """Every regular file under `root` (or `root` itself), as base-relative POSIX paths."""
+def walk_files(
+    root: FsPath, stop: threading.Event | None = None, *, code: str = GLOB_002
+) -> list[str]:
+    """Every regular file under `root` (or `root` itself), as base-relative POSIX paths.
+
+    Runs in a worker thread: returns early once `stop` is set; walking more than `MAX_WALK`
+    directory entries is refused as `code` (a search that large needs a narrower root).
+    """
     if root.real.is_file():
         return [root.rel]
     found: list[str] = []
+    seen = 0
     prefix = "" if root.rel == "." else root.rel + "/"
     for dirpath, dirnames, filenames in os.walk(root.real, followlinks=False):
+        if stop is not None and stop.is_set():
+            break
+        seen += len(dirnames) + len(filenames)
+        if seen > MAX_WALK:
+            raise fail(code, f"the walk under {root.rel!r} passed {MAX_WALK} entries; start "
+                       "it from a narrower directory", path=root.rel, reason="too_large",
+                       cap_entries=MAX_WALK)
         dirnames.sort()
         here = os.path.relpath(dirpath, root.real)
         base = prefix if here == "." else f"{prefix}{here.replace(os.sep, '/')}/"
@@ -77,11 +100,17 @@ async def run(args: Mapping[str, Any], ctx: Context) -> list[str]:
     rejects = [compile_pattern(_clean(x), "exclude") for x in excludes]
     if not root.real.exists():
         return []
-    return sorted(
-        rel
-        for rel in walk_files(root)
-        if full.match(rel) and not any(r.match(rel) for r in rejects)
-    )
+
+    def listing(stop: threading.Event) -> list[str]:
+        return sorted(rel for rel in walk_files(root, stop)
+                      if full.match(rel) and not any(r.match(rel) for r in rejects))
+
+    matches = await offload(listing)
+    if len(matches) > MAX_MATCHES:
+        raise fail(GLOB_002, f"`pattern: {pattern}` matches {len(matches)} files, over the "
+                   f"cap of {MAX_MATCHES}; narrow the pattern or add `exclude:` globs",
+                   pattern=pattern, reason="too_large", cap_matches=MAX_MATCHES)
+    return matches
 
 
 BUILTIN = Builtin(

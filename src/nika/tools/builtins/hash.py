@@ -3,7 +3,8 @@
 `content` may be a string (UTF-8), bytes, or structured data (hashed as canonical compact
 JSON, so the digest does not depend on key order). `verify` never fails on a bad signature: a
 false verdict is data. The signing key must arrive as a `${{ secrets.X }}` value (the static
-check enforces the spelling; here it is just the key).
+check enforces the spelling; here it is just the key). Content is capped at 32 MiB
+(`NIKA-BUILTIN-HASH-002`); a digest of more than 1 MiB runs off the event loop.
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from nika.syntax.template import canonical_json
 from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._files import MIB, offload
 
 HASH_001 = "NIKA-BUILTIN-HASH-001"
+HASH_002 = "NIKA-BUILTIN-HASH-002"  # engine addition: content over the cap
+_INLINE: Final = 1 << 20
+"""Below this many bytes a digest is cheaper than a worker thread; above, it runs off-loop."""
 _OP_ARGS: Final = {
     "hash": ({"content"}, {"algo", "encoding"}),
     "sign": ({"content", "key"}, {"encoding"}),
@@ -120,8 +125,15 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str | bool:
         )
     encoding = args.get("encoding", "hex")
     data = content_bytes(args["content"])
+    if len(data) > ctx.max_file_bytes:
+        raise fail(HASH_002, f"`content:` is {len(data)} bytes, over the "
+                   f"{ctx.max_file_bytes // MIB} MiB cap; hash large files with `exec:` "
+                   "(b3sum, sha256sum)", reason="too_large", cap_bytes=ctx.max_file_bytes)
     if op == "hash":
-        return _encode(digest(data, args.get("algo", "blake3")), encoding)
+        algo = args.get("algo", "blake3")
+        if len(data) < _INLINE:
+            return _encode(digest(data, algo), encoding)
+        return _encode(await offload(lambda stop: digest(data, algo)), encoding)
     if op == "sign":
         return _encode(_private_key(args["key"]).sign(data), encoding)
     public = _public_key(args["public_key"])

@@ -1,4 +1,8 @@
-"""`nika:read` — read one file inside the read boundary (READ-001..003)."""
+"""`nika:read` — read one file inside the read boundary (READ-001..003).
+
+Regular files only, at most `Context.max_file_bytes` (32 MiB), read off the event loop: a FIFO,
+device or directory, or a larger file, is `NIKA-BUILTIN-READ-002` before anything is read.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._files import read_bytes
 from nika.tools.builtins._paths import judged
 
 READ_001 = "NIKA-BUILTIN-READ-001"
@@ -28,21 +33,8 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str | bytes:
             arg="encoding",
         ) from None
     path = judged(ctx, raw, "fs.read")
-    try:
-        data = path.real.read_bytes()
-    except FileNotFoundError:
-        raise fail(
-            READ_001,
-            f"file {raw!r} does not exist (looked at {path.rel}); check the "
-            "path, or scope a first-run recovery to this code",
-            path=raw,
-        ) from None
-    except IsADirectoryError:
-        raise fail(
-            READ_002, f"{raw!r} is a directory; read a file (list it with nika:glob)", path=raw
-        ) from None
-    except OSError as err:
-        raise fail(READ_002, f"cannot read {raw!r}: {err.strerror}", path=raw) from None
+    data = await read_bytes(path, raw, ctx.max_file_bytes, io=READ_002, missing=(
+        READ_001, "check the path, or scope a first-run recovery to this code"))
     if args.get("binary", False):
         return data
     try:

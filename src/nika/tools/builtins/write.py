@@ -1,15 +1,17 @@
-"""`nika:write` — write one file inside the write boundary (WRITE-001..002)."""
+"""`nika:write` — write one file inside the write boundary (WRITE-001..002).
+
+At most `Context.max_file_bytes` (32 MiB) of content, to a regular file (or a new one),
+atomically and off the event loop; past the cap, or onto a FIFO or device, is WRITE-001.
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._files import write_bytes
 from nika.tools.builtins._paths import judged
 
 WRITE_001 = "NIKA-BUILTIN-WRITE-001"
@@ -23,26 +25,6 @@ def payload(content: Any) -> bytes:
     if isinstance(content, str):
         return content.encode("utf-8")
     return (json.dumps(content, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
-
-
-def _atomic_write(target: Path, data: bytes) -> None:
-    """Write via a sibling temp file and rename, so a reader never sees half a file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def save(target: Path, data: bytes, raw: str, code: str) -> None:
-    """Write `data` atomically to `target`; an OS error fails as `code`, naming the path `raw`."""
-    try:
-        _atomic_write(target, data)
-    except OSError as err:
-        raise fail(code, f"cannot write {raw!r}: {err.strerror}", path=raw) from None
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> str:
@@ -76,7 +58,8 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
             raise fail(
                 WRITE_001, f"cannot create the directory of {raw!r}: {err.strerror}", path=raw
             ) from None
-    save(path.real, payload(args["content"]), raw, WRITE_001)
+    await write_bytes(path.real, payload(args["content"]), raw, ctx.max_file_bytes,
+                      code=WRITE_001)
     return str(raw)
 
 
