@@ -36,13 +36,16 @@ class Stop:
         """Set once the run wrote its terminal frame (a forced exit must not add another)."""
         self._cancel: Callable[[], None] | None = None
         self._on_force = on_force
+        self._installed: list[int] = []
 
     def install(self, loop: asyncio.AbstractEventLoop) -> None:
-        for signum in HANDLED:
+        # A signal the launcher set to be ignored stays ignored (`nohup nika run …`).
+        self._installed = [s for s in HANDLED if signal.getsignal(s) is not signal.SIG_IGN]
+        for signum in self._installed:
             loop.add_signal_handler(signum, self._handle, signum)
 
     def remove(self, loop: asyncio.AbstractEventLoop) -> None:
-        for signum in HANDLED:
+        for signum in self._installed:
             loop.remove_signal_handler(signum)
 
     def attach(self, cancel: Callable[[], None]) -> None:
