@@ -24,9 +24,9 @@ from typing import Any, Final
 from nika.check.capability import CODE as UNSERVED_CODE
 from nika.check.capability import PROVIDERS, provider_of, refusal_detail
 from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._files import write_bytes
 from nika.tools.builtins._paths import judged
 from nika.tools.builtins.date import iso
-from nika.tools.builtins.write import save
 
 TTS_001 = "NIKA-BUILTIN-TTS_GENERATE-001"
 TTS_006 = "NIKA-BUILTIN-TTS_GENERATE-006"
@@ -112,8 +112,10 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     except OSError as err:
         raise fail(TTS_006, f"cannot create {output_dir!r}: {err.strerror}",
                    output_dir=output_dir) from None
-    if not (target.real.is_file() and target.real.read_bytes() == audio):  # idempotent re-run
-        save(target.real, audio, target.rel, TTS_006)
+    same = (target.real.is_file() and target.real.stat().st_size == len(audio)
+            and target.real.read_bytes() == audio)
+    if not same:  # an identical re-run writes nothing
+        await write_bytes(target.real, audio, target.rel, ctx.max_file_bytes, code=TTS_006)
     record: dict[str, Any] = {
         "provider": provider,
         "model": model,
@@ -139,8 +141,8 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
         record["manifest_path"] = f"{output_dir}/{base}.manifest.json"
         echo = {k: args[k] for k in sorted(args) if k not in ("text",)} | {"text_chars": len(text)}
         body = {"manifest_version": 1, "request": echo, "audio": record["audio"]}
-        save(manifest.real, (json.dumps(body, indent=2, sort_keys=True) + "\n").encode(),
-             manifest.rel, TTS_006)
+        await write_bytes(manifest.real, (json.dumps(body, indent=2, sort_keys=True) + "\n")
+                          .encode(), manifest.rel, ctx.max_file_bytes, code=TTS_006)
     return record
 
 
