@@ -32,9 +32,13 @@ import bm25s
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from nika.agent.router import OBSERVATION_WEIGHT, RouteContext, context_query, document_text
+from nika.agent.config import AgentConfig
+from nika.agent.router import RouteContext, ToolRouter, context_query, document_fields
 from nika.agent.seams import ToolDefinition, ToolName
-from nika.bm25 import BM25Index, Query, tokenize
+from nika.bm25 import BM25Index, Query
+
+from _quality import quality_section  # noqa: I001 (bench-local modules: run as a script)
+from _seed_router import SeedRanker
 
 SEED = 20240605
 TOP_K = 12
@@ -314,10 +318,6 @@ def context(
     return RouteContext(prompt, assistant, ("\n".join(lines),), frozenset())
 
 
-def text_of(ctx: RouteContext) -> str:
-    return "\n".join((ctx.prompt, ctx.last_assistant_text, *ctx.last_observations))
-
-
 def queries(
     defs: Sequence[ToolDefinition], specs: Sequence[Spec], n: int, words: int, seed: int = SEED
 ) -> list[tuple[RouteContext, str]]:
@@ -325,60 +325,6 @@ def queries(
     rng = random.Random(seed + words)
     picks = rng.sample(range(3, len(defs)), min(n, len(defs) - 3))
     return [(context(specs[i], defs, words, rng), defs[i].name) for i in picks]
-
-
-# --- tokenisations ------------------------------------------------------------------------
-
-
-def _param_text(d: ToolDefinition) -> str:
-    props = d.parameters.get("properties", {})
-    return " ".join(f"{k} {v.get('description', '')}" for k, v in sorted(props.items()))
-
-
-def _ws(text: str) -> list[str]:
-    return text.lower().split()
-
-
-def _weighted(weight: float) -> Callable[[RouteContext], Query]:
-    def query(ctx: RouteContext) -> Query:
-        return {t: (w if w == 1.0 else weight) for t, w in context_query(ctx).items()}
-
-    return query
-
-
-DocTokens = Callable[[ToolDefinition], list[str]]
-# label -> (document tokens, context -> query); the last row is exactly what ToolRouter does.
-TOKENISATIONS: dict[str, tuple[DocTokens, Callable[[RouteContext], Query]]] = {
-    "whitespace (name + description)": (
-        lambda d: _ws(f"{d.name} {d.description}"),
-        lambda c: _ws(text_of(c)),
-    ),
-    "identifier split, no stop-word list": (
-        lambda d: tokenize(f"{d.name} {d.description}", stop_words=()),
-        lambda c: tokenize(text_of(c), stop_words=()),
-    ),
-    "identifier split (name + description)": (
-        lambda d: tokenize(f"{d.name} {d.description}"),
-        lambda c: tokenize(text_of(c)),
-    ),
-    "+ parameter names and descriptions": (
-        lambda d: tokenize(f"{d.name} {d.description} {_param_text(d)}"),
-        lambda c: tokenize(text_of(c)),
-    ),
-    "+ name counted twice": (
-        lambda d: tokenize(document_text(d)),
-        lambda c: tokenize(text_of(c)),
-    ),
-    "+ observation-only terms weigh 0.25": (lambda d: tokenize(document_text(d)), _weighted(0.25)),
-    f"+ observation-only terms weigh {OBSERVATION_WEIGHT} (router)": (
-        lambda d: tokenize(document_text(d)),
-        context_query,
-    ),
-    f"router without parameter text (name twice, observations {OBSERVATION_WEIGHT})": (
-        lambda d: tokenize(f"{d.name} {d.name} {d.description}"),
-        context_query,
-    ),
-}
 
 
 # --- engines ------------------------------------------------------------------------------
@@ -450,33 +396,43 @@ def _interleaved(
     return {label: pick(ts) for label, ts in times.items()}
 
 
-def _recall(
-    indexes: dict[str, BM25Index], qs: Sequence[tuple[RouteContext, str]], words: int
-) -> list[str]:
-    rows = []
-    for label, (_, query_of) in TOKENISATIONS.items():
-        idx = indexes[label]
-        hits = sum(target in {s.name for s in idx.top_k(query_of(c), TOP_K)} for c, target in qs)
-        rows.append(f"| {len(idx):,} | ~{words:,} | {label} | {hits / len(qs):.2f} |")
-    return rows
+def _flat(d: ToolDefinition) -> list[str]:
+    """All of a definition's terms as one bag: the engines comparison ranks the same tokens."""
+    return [t for field in document_fields(d) for t in field]
 
 
-def main() -> int:
+def _turns(
+    defs: list[ToolDefinition], qs: Sequence[tuple[RouteContext, str]]
+) -> dict[str, list[Callable[[], object]]]:
+    """One job per context and router: build the context's query and rank it to a top 12."""
+    seed = SeedRanker(defs)
+    router = ToolRouter(defs, AgentConfig())
+    return {
+        "before": [lambda c=c: seed.rank(c, TOP_K) for c, _ in qs],
+        "after": [lambda c=c: router.rank(c) for c, _ in qs],
+    }
+
+
+def _hits(rank: Callable[[RouteContext], list[str]], qs: Sequence[tuple[RouteContext, str]]) -> float:
+    return sum(target in rank(c)[:TOP_K] for c, target in qs) / len(qs)
+
+
+def engines_section() -> float:
+    """Ours vs rank-bm25 vs bm25s on the same tokens; returns the worst ranking ratio."""
     sizes = (24, 100, 1_000, 10_000)
-    print("## Latency, medians; ratio = ours / package (< 1.00: ours is faster)\n")
-    print("Turn = tokenize the context (shared by all three) + rank its distinct terms to a")
-    print("top 12. Ratios compare the ranking step, measured interleaved in this run.\n")
+    print("## Engines: latency medians; ratio = ours / package (< 1.00: ours is faster)\n")
+    print("Turn = build the context's query (shared by all three) + rank its distinct terms to")
+    print("a top 12. Ratios compare the ranking step, measured interleaved in this run.\n")
     print(
-        "| tools | context | build ours | vs rank-bm25 | vs bm25s | tokenize | rank ours "
-        "| vs rank-bm25 | vs bm25s | ours turn |"
+        "| tools | context | build ours | vs rank-bm25 | vs bm25s | query | rank ours "
+        "| vs rank-bm25 | vs bm25s | ours turn | synthetic recall@12 before | after |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    recall_rows: list[str] = []
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     worst = 0.0
     for size in sizes:
         defs, specs = universe(size)
         names = [d.name for d in defs]
-        corpus = [tokenize(document_text(d)) for d in defs]
+        corpus = [_flat(d) for d in defs]
         engines: dict[str, Any] = {label: cls(names, corpus) for label, cls in ENGINES.items()}
         build = _interleaved(
             {
@@ -486,10 +442,7 @@ def main() -> int:
             reps=1,
             pick=min,  # a build runs once per run: its best time, not a noisy median
         )
-        indexes = {
-            label: BM25Index.build((d.name, doc_tokens(d)) for d in defs)
-            for label, (doc_tokens, _) in TOKENISATIONS.items()
-        }
+        seed, router = SeedRanker(defs), ToolRouter(defs, AgentConfig())
         for words in (100, 2_000):
             qs = queries(defs, specs, 40, words)
             weighted = [context_query(c) for c, _ in qs]
@@ -508,22 +461,43 @@ def main() -> int:
             r_rank = rank["ours"] / rank["rank-bm25"]
             r_s = rank["ours"] / rank["bm25s"]
             worst = max(worst, r_rank, r_s)
+            before = _hits(lambda c: seed.rank(c, TOP_K), qs)
             print(
                 f"| {size:,} | ~{words:,} | {build['ours'] * 1e3:.1f} ms "
                 f"| {build['ours'] / build['rank-bm25']:.2f} "
                 f"| {build['ours'] / build['bm25s']:.2f} | {tok * 1e3:.3f} ms "
                 f"| {rank['ours'] * 1e3:.3f} ms | {r_rank:.2f} | {r_s:.2f} "
-                f"| {(tok + rank['ours']) * 1e3:.3f} ms |"
+                f"| {(tok + rank['ours']) * 1e3:.3f} ms | {before:.2f} | {_hits(router.rank, qs):.2f} |"
             )
             sys.stdout.flush()
-            recall_rows += _recall(indexes, qs, words)
     print(f"\nWorst per-turn ranking ratio, ours / package: {worst:.2f}")
-    print("\n## Top-12 recall of the known-relevant tool (up to 40 queries per cell)\n")
-    print("| tools | context | tokenisation | recall@12 |")
-    print("|---:|---:|---|---:|")
-    print("\n".join(recall_rows))
+    return worst
+
+
+def latency_section() -> None:
+    """Per-turn latency before (the seed's analysis) and after, interleaved, ~2,000 tools."""
+    print("\n## Before / after: per-turn latency at ~2,000 tools (medians, interleaved)\n")
+    print("Turn = turn the context into its weighted query + rank it to a top 12.\n")
+    print("| tools | context | before | after | after / before |")
+    print("|---:|---:|---:|---:|---:|")
+    defs, specs = universe(2_000)
+    for words in (100, 2_000):
+        qs = queries(defs, specs, 40, words)
+        times = _interleaved(_turns(defs, qs), reps=5)
+        print(
+            f"| {len(defs):,} | ~{words:,} | {times['before'] * 1e3:.3f} ms "
+            f"| {times['after'] * 1e3:.3f} ms | {times['after'] / times['before']:.2f} |"
+        )
+        sys.stdout.flush()
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    if "--quality" not in argv:
+        engines_section()
+        latency_section()
+    quality_section(semantic="--no-semantic" not in argv, distractors=universe)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,14 +1,19 @@
-"""Okapi BM25 over short documents: an identifier-aware tokenizer and an index built once.
+"""Okapi BM25 (BM25F over weighted fields) for short documents: an index built once.
 
 Written for ranking tool definitions against an agent's live context (see
-`nika.agent.router`), but it knows nothing about tools: a document is a name and its tokens.
+`nika.agent.router`; the terms come from `nika.analyzer`), but it knows nothing about tools: a
+document is a name and its fields, each a sequence of terms.
 
-Scoring is the classic Okapi form with a never-negative idf:
+Scoring is the Okapi form with a never-negative idf, over fields as BM25F does it (each field's
+term frequency normalised by that field's length, weighted, summed, then saturated once):
 
-    idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
-    w(t, d)     = idf(t) * tf(t, d) * (k1 + 1) / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl))
+    idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))     df: documents with t anywhere
+    tf~(t, d)   = sum over fields f of  v_f * tf_f(t, d) / (1 - b + b * |d_f| / avgdl_f)
+    w(t, d)     = idf(t) * tf~(t, d) * (k1 + 1) / (tf~(t, d) + k1)
     score(q, d) = sum of w(t, d) over the DISTINCT terms t of q    (times q's weight for t,
                                                                    when q is weighted)
+
+With one field of weight 1 this is exactly classic Okapi BM25.
 
 `w` is precomputed at build time into term-major postings (one view per term); a term found in
 a quarter or more of the documents (of 64 or more) also gets a dense row of its weights. A
@@ -24,7 +29,7 @@ document's score is summed in one fixed order (weight groups heaviest first; wit
 sparse terms in ascending order, as `bincount` adds in input order, then dense rows in ascending
 order); idf uses `math.log` (numpy's vectorised log may differ by an ulp across CPUs); only
 IEEE-exact element-wise arithmetic is vectorised; ties rank by name. The result depends only on
-the set of (name, tokens) pairs and on the query's terms and weights, never on input or hash
+the set of (name, fields) pairs and on the query's terms and weights, never on input or hash
 order.
 
 Why our own and not the `bm25s` package: measured in `bench/router_bench.py`, interleaved in
@@ -38,8 +43,7 @@ only numpy.
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import add
@@ -47,94 +51,6 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-
-STOP_WORDS: Final = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "can",
-        "for",
-        "from",
-        "has",
-        "have",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "this",
-        "to",
-        "was",
-        "were",
-        "will",
-        "with",
-        "you",
-        "your",
-    }
-)
-"""English function words dropped by `tokenize`: they name no tool, and skipping them keeps
-their near-universal postings out of every query."""
-
-# `[^\W\d_A-Z]` is "a letter that is not ASCII upper-case": a-z plus every non-ASCII letter,
-# so accented words stay whole. Alternatives, in order: an acronym before a capitalised word
-# (HTTPServer -> HTTP), a word with at most one leading capital, an acronym. Digits stay glued
-# to the letters they follow (s3, ec2, oauth2); bare numbers match nothing and are skipped.
-_TOKEN_RE: Final = re.compile(
-    r"[A-Z]+[0-9]*(?=[A-Z][^\W\d_A-Z])|[A-Z]?[^\W\d_A-Z]+[0-9]*|[A-Z]+[0-9]*"
-)
-
-_WORD_RE: Final = re.compile(r"[^\W_]+")
-
-
-def _lowered(text: str) -> list[str]:
-    raw = _TOKEN_RE.findall(text)
-    # One C-level lower() over the joined tokens instead of one call per token.
-    return "\n".join(raw).lower().split("\n") if raw else []
-
-
-def tokenize(text: str, *, stop_words: Collection[str] = STOP_WORDS) -> list[str]:
-    """Split `text` into lower-case search terms, in order, repeats kept.
-
-    Separators are every non-alphanumeric character (so `:`, `/`, `_`, `-`, `.` split
-    identifiers); camelCase and acronym boundaries split too. Dropped: `stop_words`, one-letter
-    tokens and bare numbers (line numbers, ids and sizes in observations name no tool).
-    """
-    return [t for t in _lowered(text) if len(t) > 1 and t not in stop_words]
-
-
-def terms(text: str) -> set[str]:
-    """The distinct terms of `text`: `set(tokenize(text))`, several times cheaper on long,
-    repetitive texts such as tool observations."""
-    # Tokens never cross a non-word character, so splitting the distinct words is splitting
-    # the text. A lower-case alphabetic word is its own token; numbers yield none.
-    found: set[str] = set()
-    mixed: list[str] = []
-    for word in set(_WORD_RE.findall(text)):
-        if word.isalpha() and word.islower():
-            found.add(word)
-        elif not word.isdigit():
-            mixed.append(word)
-    found.update(_lowered(" ".join(mixed)))
-    found.difference_update(STOP_WORDS)
-    return {t for t in found if len(t) > 1}
-
 
 @dataclass(frozen=True, slots=True)
 class ScoredDoc:
@@ -211,29 +127,67 @@ class BM25Index:
     def build(
         cls, docs: Iterable[tuple[str, Sequence[str]]], *, k1: float = 1.5, b: float = 0.75
     ) -> BM25Index:
-        """Index `(name, tokens)` pairs. Names must be unique; tokens are used as given."""
-        by_name: dict[str, Sequence[str]] = {}
-        for name, tokens in docs:
+        """Index `(name, tokens)` pairs, one field each. Names must be unique; tokens are used
+        as given."""
+        return cls.build_fields(((name, (tokens,)) for name, tokens in docs), k1=k1, b=b)
+
+    @classmethod
+    def build_fields(
+        cls,
+        docs: Iterable[tuple[str, Sequence[Sequence[str]]]],
+        *,
+        weights: Sequence[float] = (1.0,),
+        k1: float = 1.5,
+        b: float = 0.75,
+    ) -> BM25Index:
+        """Index `(name, fields)` pairs, each field a token sequence, `weights[f]` the weight of
+        field `f` (BM25F: each field's term frequency is length-normalised within the field,
+        weighted, and summed before saturation). Names must be unique; a document may have
+        fewer fields than `weights` (the missing ones are empty)."""
+        by_name: dict[str, Sequence[Sequence[str]]] = {}
+        for name, fields in docs:
             if name in by_name:
                 raise ValueError(f"duplicate document name {name!r}: names must be unique")
-            by_name[name] = tokens
+            if len(fields) > len(weights):
+                raise ValueError(f"document {name!r} has {len(fields)} fields, weights name "
+                                 f"{len(weights)}")
+            by_name[name] = fields
         names = tuple(sorted(by_name))
         n_docs = len(names)
-        bodies = [by_name[name] for name in names]
-        lengths = np.array([len(body) for body in bodies], dtype=np.int64)
-        vocabulary = {term: i for i, term in enumerate(sorted(set().union(*bodies)))}
+        width = max(n_docs, 1)
+        vocabulary = {
+            term: i
+            for i, term in enumerate(sorted(set().union(*chain.from_iterable(by_name.values()))))
+        }
         n_terms = len(vocabulary)
 
-        # One key per token occurrence, term-major: unique keys come back sorted by
-        # (term, doc) with their counts, which are exactly the term frequencies.
-        term_of = np.fromiter(
-            map(vocabulary.__getitem__, chain.from_iterable(bodies)),
-            dtype=np.int64,
-            count=int(lengths.sum()),
-        )
-        doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-        keys, tf = np.unique(term_of * max(n_docs, 1) + doc_of, return_counts=True)
-        post_terms, post_docs = np.divmod(keys, max(n_docs, 1))
+        # Per field: every token occurrence as a (term, doc) key and its share of the pseudo
+        # term frequency, weight / the field's length norm in that document.
+        keys: list[_Ints] = []
+        shares: list[_Floats] = []
+        for f, weight in enumerate(weights):
+            bodies = [by_name[name][f] if f < len(by_name[name]) else () for name in names]
+            lengths = np.array([len(body) for body in bodies], dtype=np.int64)
+            total = int(lengths.sum())
+            if not total:
+                continue
+            avgdl = total / n_docs  # an exact integer sum, one division
+            norm = 1.0 - b + b * lengths.astype(np.float64) / avgdl
+            term_of = np.fromiter(
+                map(vocabulary.__getitem__, chain.from_iterable(bodies)), np.int64, count=total
+            )
+            doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+            keys.append(term_of * width + doc_of)
+            shares.append(weight / norm[doc_of])
+        all_keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+        # Unique keys come back sorted by (term, doc); bincount sums each key's shares in
+        # input order (fields in order, documents in name order, tokens in order).
+        unique, inverse = np.unique(all_keys, return_inverse=True)
+        tf = np.bincount(
+            inverse.reshape(-1), weights=np.concatenate(shares) if shares else None,
+            minlength=len(unique),
+        ).astype(np.float64, copy=False)
+        post_terms, post_docs = np.divmod(unique, width)
         df = np.bincount(post_terms, minlength=n_terms)
         indptr = np.zeros(n_terms + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
@@ -243,12 +197,8 @@ class BM25Index:
             [math.log(1.0 + (n_docs - d + 0.5) / (d + 0.5)) for d in df.tolist()],
             dtype=np.float64,
         )
-        total = int(lengths.sum())
-        avgdl = total / n_docs if total else 1.0  # an exact integer sum, one division
-        tf_f = tf.astype(np.float64)
-        norm = k1 * (1.0 - b + b * lengths[post_docs].astype(np.float64) / avgdl)
-        weights = idf[post_terms] * (tf_f * (k1 + 1.0) / (tf_f + norm))
-        return cls(names, vocabulary, indptr, post_docs, weights, k1=k1, b=b)
+        saturated = idf[post_terms] * (tf * (k1 + 1.0) / (tf + k1))
+        return cls(names, vocabulary, indptr, post_docs, saturated, k1=k1, b=b)
 
     def __len__(self) -> int:
         return len(self._names)

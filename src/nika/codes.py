@@ -24,6 +24,7 @@ CODES: dict[str, CodeInfo] = {
     "NIKA-AGENT-004": CodeInfo("validation_error", False, "a skills: file is not a valid Agent Skill"),
     "NIKA-AGENT-005": CodeInfo("budget_error", False, "the provider reported no token usage for a priced model"),
     "NIKA-AGENT-006": CodeInfo("budget_error", False, "the stall guard stopped a no-progress loop"),  # engine addition
+    "NIKA-AGENT-007": CodeInfo("validation_error", False, "the router's embedding model cannot be loaded"),  # engine addition
     "NIKA-ASSERT-001": CodeInfo("validation_error", False, "⚰️ RESERVED, not emitted in v0.1"),
     "NIKA-AUTH-006": CodeInfo("security_error", False, "an absent permits: block"),
     "NIKA-AUTH-007": CodeInfo("security_error", False, "an interpolation reaches a permit BOUND"),

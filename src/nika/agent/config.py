@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Final
+
+from nika.agent.seams import Embedder
 
 _FLOORS: Final = {
     "default_max_turns": 1,
@@ -42,7 +44,8 @@ class AgentConfig:
 
     Router: below `route_threshold` whitelisted tools all pass through; at or above it the
     BM25 top `top_k` plus pinned intrinsics plus tools used in the last `recent_turns` turns
-    are offered.
+    are offered. `embedder` (None: pure BM25, no model call) adds a semantic leg: BM25 and
+    cosine ranks fused by reciprocal rank (`nika.agent.router`).
 
     `default_max_turns` applies when the task declares no `max_turns` (spec 02: 10);
     `default_max_tokens_total` when it declares no `max_tokens_total` (None = no token cap).
@@ -66,6 +69,7 @@ class AgentConfig:
     recent_turns: int = 2
     compose_max_bytes: int = 256 * 1024
     tool_concurrency: int = 8
+    embedder: Embedder | None = None
 
     def __post_init__(self) -> None:
         for name, floor in _FLOORS.items():
@@ -79,6 +83,11 @@ class AgentConfig:
                 raise ValueError(
                     f"AgentConfig.{name} must be at least {floor}, got {value}{hint}"
                 )
+        if self.embedder is not None and not isinstance(self.embedder, Embedder):
+            raise ValueError(
+                f"AgentConfig.embedder must be an Embedder (a `name` and `embed(texts)` "
+                f"returning unit vectors) or None, got {self.embedder!r}"
+            )
         if self.nudge_after >= self.stall_after:
             raise ValueError(
                 f"AgentConfig.nudge_after ({self.nudge_after}) must be below stall_after "
@@ -87,4 +96,7 @@ class AgentConfig:
             )
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The settings as plain data (the embedder by its `name`)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["embedder"] = self.embedder.name if self.embedder is not None else None
+        return out

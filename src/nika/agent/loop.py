@@ -224,6 +224,7 @@ class _Run:
                     universe=decision.universe,
                     by_source=decision.by_source,
                     mode=decision.mode,
+                    reason=decision.reason,
                     scores=decision.scores,
                 )
             request = ModelRequest(

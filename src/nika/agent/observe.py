@@ -14,6 +14,10 @@ from typing import Any, ClassVar, Literal
 
 Outcome = Literal["success", "failure", "cancelled"]
 RouteMode = Literal["passthrough", "ranked", "fail_open"]
+RouteReason = Literal["below_threshold", "bm25", "fused", "fail_open"]
+"""Why the router offered what it did: the universe is under the routing threshold; BM25
+ranked it; BM25 and the semantic leg ranked it, fused; the context shared no term with any
+definition, so the whole universe is offered (fail-open)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,8 +48,10 @@ class ToolsSelected(AgentEvent):
     universe: int
     by_source: Mapping[str, int]
     mode: RouteMode
+    reason: RouteReason
     scores: Mapping[str, float] = field(default_factory=dict)
-    """BM25 score of each ranked pick, best first (`ranked` turns only)."""
+    """The ranking score of each ranked pick, best first (`ranked` turns only): BM25, or the
+    reciprocal-rank-fusion score when `reason` is `fused`."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

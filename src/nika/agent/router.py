@@ -33,18 +33,33 @@ real schemas name what the model asks for (`repo`, `issue_number`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
-from nika.agent.config import AgentConfig
-from nika.agent.observe import RouteMode
-from nika.agent.seams import ToolDefinition
-from nika.bm25 import BM25Index, terms, tokenize
+import numpy as np
 
+from nika.agent.config import AgentConfig
+from nika.agent.observe import RouteMode, RouteReason
+from nika.agent.seams import Embedder, ToolDefinition
+from nika.analyzer import terms, tokenize
+from nika.bm25 import BM25Index
+
+FIELD_WEIGHTS: Final = (3.0, 1.0, 0.25)
+"""BM25F weights of a definition's name, description and parameter text."""
+PREAMBLE_WEIGHT: Final = 0.25
+"""Query weight of a term found only in the standing part of the prompt (all but its last
+paragraph)."""
 OBSERVATION_WEIGHT: Final = 0.5
 """Query weight of a term found only in the tool observations (see the module docstring)."""
+RRF_K: Final = 60
+"""Reciprocal rank fusion constant (Cormack et al.'s 60): rank r scores 1 / (RRF_K + r)."""
+FUSION_DEPTH: Final = 100
+"""How deep each leg's ranking goes into the fusion."""
+
+_PARAGRAPH_RE: Final = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,16 +84,12 @@ class RoutingDecision:
     by_source: Mapping[str, int]
     """Counts of OFFERED definitions by source; `builtin`, `mcp` and `other` always present."""
     mode: RouteMode
-    scores: Mapping[str, float] = field(default_factory=dict)
-    """The BM25 score of each ranked pick, best first (empty unless `mode` is `ranked`):
-    why a tool was offered. Pinned and recent tools that did not rank have no score."""
+    reason: RouteReason
 
 
-def document_text(definition: ToolDefinition) -> str:
-    """The text a definition is indexed by: its name twice (the name is the most specific
-    field; counting it twice is measured better in the bench), description, parameter names
-    and their descriptions (top-level properties, in sorted order)."""
-    parts = [definition.name, definition.name, definition.description]
+def parameter_text(definition: ToolDefinition) -> str:
+    """A definition's top-level parameter names and their descriptions, in sorted order."""
+    parts: list[str] = []
     properties = definition.parameters.get("properties")
     if isinstance(properties, Mapping):
         for key in sorted(properties, key=str):
@@ -89,21 +100,70 @@ def document_text(definition: ToolDefinition) -> str:
     return "\n".join(parts)
 
 
+def document_fields(definition: ToolDefinition) -> tuple[list[str], list[str], list[str]]:
+    """The terms a definition is indexed by, per field: name, description, parameter text."""
+    return (
+        tokenize(definition.name),
+        tokenize(definition.description),
+        tokenize(parameter_text(definition)),
+    )
+
+
+def embedding_text(definition: ToolDefinition) -> str:
+    """What the semantic leg embeds for a definition: its name, split into words, and its
+    description."""
+    return f"{' '.join(tokenize_words(definition.name))}: {definition.description}"
+
+
+def tokenize_words(name: str) -> list[str]:
+    """A tool name as lower-case words, unstemmed (`mcp:git/createBranch` -> mcp git create
+    branch), for the embedder, which reads words, not stems."""
+    return [w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", name)]
+
+
+def split_prompt(prompt: str) -> tuple[str, str]:
+    """(standing preamble, request): the request is the prompt's last paragraph, the newest
+    text a user or an embedder appended; everything before it is the standing preamble."""
+    paragraphs = [p for p in _PARAGRAPH_RE.split(prompt) if p.strip()]
+    if len(paragraphs) < 2:
+        return "", prompt
+    return "\n\n".join(paragraphs[:-1]), paragraphs[-1]
+
+
 def context_query(ctx: RouteContext) -> dict[str, float]:
-    """The weighted BM25 query of the live context: each distinct term of the prompt and the
-    last assistant text weighs 1, a term found only in the observations `OBSERVATION_WEIGHT`."""
-    primary = terms(ctx.prompt) | terms(ctx.last_assistant_text)
-    return _weighted(primary, _observed_terms(ctx.last_observations))
+    """The weighted BM25 query of the live context (see the module docstring)."""
+    preamble, request = split_prompt(ctx.prompt)
+    return _weighted(
+        terms(request) | terms(ctx.last_assistant_text),
+        terms(preamble),
+        _observed_terms(ctx.last_observations),
+    )
 
 
 def _observed_terms(observations: tuple[str, ...]) -> frozenset[str]:
     return frozenset().union(*map(terms, observations))
 
 
-def _weighted(primary: AbstractSet[str], observed: AbstractSet[str]) -> dict[str, float]:
-    query = dict.fromkeys(observed - primary, OBSERVATION_WEIGHT)
-    query.update(dict.fromkeys(primary, 1.0))
+def _weighted(
+    newest: AbstractSet[str], preamble: AbstractSet[str], observed: AbstractSet[str]
+) -> dict[str, float]:
+    """Each term at the largest weight of the parts it appears in."""
+    query = dict.fromkeys(observed, OBSERVATION_WEIGHT)
+    for term in preamble:
+        if query.get(term, 0.0) < PREAMBLE_WEIGHT:
+            query[term] = PREAMBLE_WEIGHT
+    query.update(dict.fromkeys(newest, 1.0))
     return query
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[str]:
+    """Names ranked by summed reciprocal rank (1 / (k + rank), rank from 1) over `rankings`;
+    a name absent from a ranking gains nothing from it; ties by name."""
+    fused: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, name in enumerate(ranking, start=1):
+            fused[name] = fused.get(name, 0.0) + 1.0 / (k + rank)
+    return sorted(fused, key=lambda name: (-fused[name], name))
 
 
 def _by_source(offered: Sequence[ToolDefinition]) -> dict[str, int]:
@@ -111,6 +171,29 @@ def _by_source(offered: Sequence[ToolDefinition]) -> dict[str, int]:
     for definition in offered:
         counts[definition.source] += 1
     return counts
+
+
+class _SemanticLeg:
+    """Cosine ranking of the index's documents against an embedded query; the document
+    vectors are computed once, when the router is built (once per run)."""
+
+    def __init__(self, embedder: Embedder, names: Sequence[str], texts: Sequence[str]) -> None:
+        self._embedder = embedder
+        self._names = tuple(names)
+        self._vectors = np.asarray(embedder.embed(list(texts)), dtype=np.float64)
+        self._query: tuple[str, list[str]] = ("", [])
+
+    def ranking(self, text: str) -> list[str]:
+        if text != self._query[0]:
+            vector = np.asarray(self._embedder.embed([text])[0], dtype=np.float64)
+            cosine = self._vectors @ vector
+            depth = min(FUSION_DEPTH, len(self._names))
+            ids = range(len(self._names))
+            # Sorted over Python floats: the order is by (-cosine, name), ids follow names.
+            values = cosine.tolist()
+            best = sorted(ids, key=lambda i: (-values[i], i))[:depth]
+            self._query = (text, [self._names[i] for i in best])
+        return self._query[1]
 
 
 class ToolRouter:
@@ -134,36 +217,65 @@ class ToolRouter:
         # always be able to finish.
         self._pinned = (frozenset(pinned) | {"nika:done"}) & self._names
         self._index: BM25Index | None = None
+        self._semantic: _SemanticLeg | None = None
         # Tokenising is most of a small ranked turn: the prompt is the same every turn of a
         # run, and observations often repeat (no tool called), so their terms are kept, keyed
         # by their text. The query stays exactly `context_query(ctx)`.
-        self._prompt: tuple[str, frozenset[str]] = ("", frozenset())
+        self._prompt: tuple[str, frozenset[str], frozenset[str], str] = (
+            "", frozenset(), frozenset(), ""
+        )
         self._observations: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
         if len(self._universe) >= config.route_threshold:
-            self._index = BM25Index.build(
-                (d.name, tokenize(document_text(d))) for d in self._universe
+            self._index = BM25Index.build_fields(
+                ((d.name, document_fields(d)) for d in self._universe), weights=FIELD_WEIGHTS
             )
+            if config.embedder is not None:
+                by_name = {d.name: d for d in self._universe}
+                self._semantic = _SemanticLeg(
+                    config.embedder,
+                    self._index.names,
+                    [embedding_text(by_name[n]) for n in self._index.names],
+                )
 
     def select(self, ctx: RouteContext) -> RoutingDecision:
         """The definitions to offer this turn."""
         if self._index is None:
-            return self._decision(self._universe, "passthrough")
-        top = self._index.top_k(self._query(ctx), self._config.top_k)
+            return self._decision(self._universe, "passthrough", "below_threshold")
+        top = self.rank(ctx)
         if not top:
-            return self._decision(self._universe, "fail_open")
-        chosen = {d.name for d in top} | self._pinned | (ctx.recent_tools & self._names)
+            return self._decision(self._universe, "fail_open", "fail_open")
+        chosen = set(top) | self._pinned | (ctx.recent_tools & self._names)
         offered = tuple(d for d in self._universe if d.name in chosen)
-        return RoutingDecision(offered, len(self._universe), _by_source(offered), "ranked",
-                               {d.name: d.score for d in top})
+        return self._decision(offered, "ranked", "bm25" if self._semantic is None else "fused")
+
+    def rank(self, ctx: RouteContext) -> list[str]:
+        """The best `config.top_k` names for this context, best first; empty when the context
+        shares no term with any definition (the router then fails open) or the universe is
+        under the routing threshold (it passes through)."""
+        if self._index is None:
+            return []
+        top_k = self._config.top_k
+        query = self._query(ctx)
+        if self._semantic is None:
+            return [d.name for d in self._index.top_k(query, top_k)]
+        top = [d.name for d in self._index.top_k(query, FUSION_DEPTH)]
+        semantic_text = "\n".join(t for t in (self._prompt[3], ctx.last_assistant_text) if t)
+        if top and semantic_text.strip():
+            top = reciprocal_rank_fusion([top, self._semantic.ranking(semantic_text)])
+        return top[:top_k]
 
     def _query(self, ctx: RouteContext) -> dict[str, float]:
         if ctx.prompt != self._prompt[0]:
-            self._prompt = (ctx.prompt, frozenset(terms(ctx.prompt)))
+            preamble, request = split_prompt(ctx.prompt)
+            self._prompt = (ctx.prompt, frozenset(terms(request)), frozenset(terms(preamble)),
+                            request)
         if ctx.last_observations != self._observations[0]:
             observations = ctx.last_observations
             self._observations = (observations, _observed_terms(observations))
-        primary = self._prompt[1] | terms(ctx.last_assistant_text)
-        return _weighted(primary, self._observations[1])
+        newest = self._prompt[1] | terms(ctx.last_assistant_text)
+        return _weighted(newest, self._prompt[2], self._observations[1])
 
-    def _decision(self, offered: tuple[ToolDefinition, ...], mode: RouteMode) -> RoutingDecision:
-        return RoutingDecision(offered, len(self._universe), _by_source(offered), mode)
+    def _decision(
+        self, offered: tuple[ToolDefinition, ...], mode: RouteMode, reason: RouteReason
+    ) -> RoutingDecision:
+        return RoutingDecision(offered, len(self._universe), _by_source(offered), mode, reason)

@@ -177,3 +177,18 @@ class AgentObserver(Protocol):
     """Receives the loop's typed events. Its failures are logged, never change the outcome."""
 
     def on_event(self, event: AgentEvent) -> None: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Texts to unit vectors (the router's optional semantic leg, `AgentConfig.embedder`).
+
+    `embed` returns one L2-normalised vector per text, all of one length, the same vector for
+    the same text; it runs on the loop's thread, so it must be local and fast (a small model
+    on the CPU, never a network call). `name` identifies the model in the run's config record.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> Sequence[Sequence[float]]: ...

