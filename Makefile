@@ -15,8 +15,10 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(BIN)/pip install -q -e .
 	touch $@
 
+# torch first, pinned: the CPU wheel (a bare range would pull a CUDA build of several GB).
 $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e '.[dev,otel,ray]'
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[dev,otel,ray,embed]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -63,6 +65,7 @@ lint: install-dev
 	$(BIN)/ruff check src tests bench examples
 
 bench: install-dev
+	$(BIN)/pip install -q -e '.[dev,otel,embed,bench]'
 	for b in bench/*_bench.py; do $(BIN)/python $$b || exit 1; done
 
 conformance: install

@@ -16,9 +16,12 @@ from nika.agent.seams import ToolDefinition
 from nika.bm25 import BM25Index
 
 STOP_WORDS: Final = frozenset(
-    """a an and are as at be but by can for from has have if in into is it its of on or that
-    the their then there these this to was were will with you your""".split()
-)
+    (
+        "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "for", "from", "has", "have",
+        "if", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "their", "then",
+        "there", "these", "this", "to", "was", "were", "will", "with", "you", "your"
+    )
+)  # fmt: skip
 _TOKEN_RE: Final = re.compile(
     r"[A-Z]+[0-9]*(?=[A-Z][^\W\d_A-Z])|[A-Z]?[^\W\d_A-Z]+[0-9]*|[A-Z]+[0-9]*"
 )

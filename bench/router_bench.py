@@ -30,15 +30,14 @@ from typing import Any
 
 import bm25s
 import numpy as np
+from _quality import quality_section  # noqa: I001 (bench-local modules: run as a script)
+from _seed_router import SeedRanker
 from rank_bm25 import BM25Okapi
 
 from nika.agent.config import AgentConfig
 from nika.agent.router import RouteContext, ToolRouter, context_query, document_fields
 from nika.agent.seams import ToolDefinition, ToolName
 from nika.bm25 import BM25Index, Query
-
-from _quality import quality_section  # noqa: I001 (bench-local modules: run as a script)
-from _seed_router import SeedRanker
 
 SEED = 20240605
 TOP_K = 12
@@ -413,7 +412,9 @@ def _turns(
     }
 
 
-def _hits(rank: Callable[[RouteContext], list[str]], qs: Sequence[tuple[RouteContext, str]]) -> float:
+def _hits(
+    rank: Callable[[RouteContext], list[str]], qs: Sequence[tuple[RouteContext, str]]
+) -> float:
     return sum(target in rank(c)[:TOP_K] for c, target in qs) / len(qs)
 
 
@@ -461,13 +462,14 @@ def engines_section() -> float:
             r_rank = rank["ours"] / rank["rank-bm25"]
             r_s = rank["ours"] / rank["bm25s"]
             worst = max(worst, r_rank, r_s)
-            before = _hits(lambda c: seed.rank(c, TOP_K), qs)
+            before = _hits(lambda c, s=seed: s.rank(c, TOP_K), qs)
+            after = _hits(router.rank, qs)
             print(
                 f"| {size:,} | ~{words:,} | {build['ours'] * 1e3:.1f} ms "
                 f"| {build['ours'] / build['rank-bm25']:.2f} "
                 f"| {build['ours'] / build['bm25s']:.2f} | {tok * 1e3:.3f} ms "
                 f"| {rank['ours'] * 1e3:.3f} ms | {r_rank:.2f} | {r_s:.2f} "
-                f"| {(tok + rank['ours']) * 1e3:.3f} ms | {before:.2f} | {_hits(router.rank, qs):.2f} |"
+                f"| {(tok + rank['ours']) * 1e3:.3f} ms | {before:.2f} | {after:.2f} |"
             )
             sys.stdout.flush()
     print(f"\nWorst per-turn ranking ratio, ours / package: {worst:.2f}")

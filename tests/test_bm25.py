@@ -1,4 +1,4 @@
-"""BM25 index and tokenizer: hand-computed scores, tie order, determinism, invariants."""
+"""BM25 index: hand-computed scores, BM25F fields, tie order, determinism, invariants."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nika import bm25
-from nika.bm25 import BM25Index, ScoredDoc, terms, tokenize
+from nika.bm25 import BM25Index, ScoredDoc
 
 # --- hand-computed scores -------------------------------------------------------------------
 #
@@ -143,42 +143,48 @@ def test_empty_index_and_empty_documents() -> None:
     assert len(idx) == 2
 
 
-# --- tokenizer ------------------------------------------------------------------------------
+# --- BM25F fields ---------------------------------------------------------------------------
+#
+# Two fields, weights (2, 1), k1 = 1.5, b = 0.75. Documents (name field | body field):
+#   one = [cat] | [dog, dog]      two = [dog] | [cat, fish, fish, fish]
+# avg name length 1, avg body length 3; norms 1 - b + b * len / avg:
+#   one: name 1, body 0.25 + 0.75 * 2/3 = 0.75;  two: name 1, body 0.25 + 0.75 * 4/3 = 1.25
+# tf~(cat, one) = 2 * 1 / 1 = 2;   tf~(cat, two) = 1 * 1 / 1.25 = 0.8
+# idf(cat) = ln(1 + 0.5 / 2.5) = ln(1.2) (in both documents)
+# w = idf * tf~ * 2.5 / (tf~ + 1.5)
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("mcp:github/create_issue", ["mcp", "github", "create", "issue"]),
-        ("nika:read", ["nika", "read"]),
-        ("a.b_c-d:e/f", []),  # one-letter tokens carry no signal
-        ("getHTTPResponse", ["get", "http", "response"]),
-        ("HTTPServer", ["http", "server"]),
-        ("listS3Buckets", ["list", "s3", "buckets"]),
-        ("oauth2Token ec2 utf8", ["oauth2", "token", "ec2", "utf8"]),
-        ("ISSUE_ID issue-id IssueId", ["issue", "id", "issue", "id", "issue", "id"]),
-        ("line 42 of the file.txt", ["line", "file", "txt"]),  # bare numbers, stop words
-        ("café naïveBayes Éclair", ["café", "naïve", "bayes", "éclair"]),
-        ("", []),
-    ],
-)
-def test_tokenize(text: str, expected: list[str]) -> None:
-    assert tokenize(text) == expected
+def test_fields_are_normalised_apart_weighted_and_saturated_once() -> None:
+    docs = [("one", (["cat"], ["dog", "dog"])), ("two", (["dog"], ["cat", "fish", "fish", "fish"]))]
+    index = BM25Index.build_fields(docs, weights=(2.0, 1.0))
+    ln12 = math.log(1.2)
+    assert index.scores(["cat"]) == {
+        "one": pytest.approx(ln12 * 2 * 2.5 / 3.5),
+        "two": pytest.approx(ln12 * 0.8 * 2.5 / 2.3),
+    }
+    # The name field outweighs a longer body: "one" has cat in its name.
+    assert [d.name for d in index.top_k(["cat"], 2)] == ["one", "two"]
 
 
-def test_stop_words_can_be_kept() -> None:
-    assert tokenize("the issue", stop_words=()) == ["the", "issue"]
+def test_one_field_of_weight_one_is_classic_bm25() -> None:
+    fielded = BM25Index.build_fields(((n, (t,)) for n, t in CORPUS), weights=(1.0,))
+    assert fielded.scores(["cat", "dog", "fish", "bird"]) == BM25Index.build(CORPUS).scores(
+        ["cat", "dog", "fish", "bird"]
+    )
 
 
-@given(st.text(alphabet=st.sampled_from("aZé9_-:/. \nxYQq0"), max_size=60))
-def test_terms_is_the_set_of_tokens(text: str) -> None:
-    assert terms(text) == set(tokenize(text))
+def test_missing_fields_are_empty_and_extra_fields_refused() -> None:
+    index = BM25Index.build_fields([("a", (["x"],)), ("b", (["y"], ["x"]))], weights=(1.0, 1.0))
+    assert set(index.scores(["x"])) == {"a", "b"}
+    with pytest.raises(ValueError, match="document 'a' has 2 fields, weights name 1"):
+        BM25Index.build_fields([("a", (["x"], ["y"]))], weights=(1.0,))
 
 
 # --- determinism ----------------------------------------------------------------------------
 
 _RANK_SCRIPT = """
-from nika.bm25 import BM25Index, tokenize
+from nika.analyzer import tokenize
+from nika.bm25 import BM25Index
 docs = [(f"mcp:srv{i % 7}/tool_{i}", tokenize(f"create issue {i % 5} list files in repo {i % 3} "
          + "common words shared " * (i % 4) + f"word{i % 11} extra{i % 13}")) for i in range(300)]
 index = BM25Index.build(docs)

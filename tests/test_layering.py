@@ -4,8 +4,8 @@ The layers, bottom to top, and what each may import besides itself:
 
 | layer     | modules                                     | may import                      |
 |-----------|---------------------------------------------|---------------------------------|
-| bottom    | errors, codes, bm25, netfloor, prices,      | bottom                          |
-|           | _gc, _term                                  |                                 |
+| bottom    | errors, codes, analyzer, bm25, netfloor,    | bottom                          |
+|           | prices, _gc, _term                          |                                 |
 | syntax    | nika.syntax.* (incl. the provider catalog)  | bottom                          |
 | check     | nika.check.*                                | bottom, syntax                  |
 | agent     | nika.agent.*                                | bottom, syntax, check (compose) |
@@ -33,7 +33,9 @@ import nika
 
 SRC: Final = Path(nika.__file__).resolve().parent
 
-BOTTOM: Final = frozenset({"errors", "codes", "bm25", "netfloor", "prices", "_gc", "_term"})
+BOTTOM: Final = frozenset(
+    {"errors", "codes", "analyzer", "bm25", "netfloor", "prices", "_gc", "_term"}
+)
 
 ALLOWED: Final[dict[str, frozenset[str]]] = {
     "bottom": frozenset({"bottom"}),

@@ -12,6 +12,7 @@ PINNED = [
     "AgentResult",
     "AgentSpec",
     "CompositeExecutor",
+    "Embedder",
     "InMemoryExecutor",
     "Location",
     "ModelRequest",

@@ -256,7 +256,7 @@ async def test_claim_a_context_with_zero_overlap_ships_the_full_universe() -> No
     provider, observer = await _route_run("Xylophones quibble.", [answer("ok")])
     [offered] = provider.offered
     assert len(offered) == 31
-    assert [e.mode for e in observer.of(ToolsSelected)] == ["fail_open"]
+    assert [(e.mode, e.reason) for e in observer.of(ToolsSelected)] == [("fail_open", "fail_open")]
 
 
 async def test_claim_a_tool_used_in_the_previous_turn_stays_offered() -> None:

@@ -15,9 +15,10 @@ The pipeline, applied to a tool's definition and to an agent's live context alik
 3. **Split identifiers.** Every non-alphanumeric character separates (`:`, `/`, `_`, `.`);
    camelCase and acronym boundaries split (`getHTTPResponse` → get, http, response); digits
    stay glued to the letters they follow (`s3`, `ec2`); bare numbers are dropped.
-4. **Compounds.** A hyphenated word of two or three alphabetic parts yields its parts and the
-   parts joined (`to-do` → todo; `e-mail` → mail, email), so it meets the spelling without a
-   hyphen. The filler parts of a compound are dropped like any other filler.
+4. **Compounds.** A two-part compound (`to-do`, `ToDo`, `e-mail`, `check-in`) one of whose
+   parts is filler or a single letter also yields its parts joined (todo, email, checkin), so
+   it meets the spelling without a hyphen; the filler part is dropped like any other
+   (`to-do` no longer reads as "do"). Other compounds just split (`real-time` → real, time).
 5. **Stop terms.** `STOP_WORDS` holds English function words and chat/instruction filler
    ("please", "help", "how many", "my", "thanks"); `FILLER_PHRASES` holds the same filler in the
    other scripts, reduced to terms by this very pipeline. One-letter Latin terms are dropped.
@@ -61,21 +62,27 @@ _PART_RE: Final = re.compile(
 )
 
 STOP_WORDS: Final = frozenset(
-    """
-    a about all also am an and any are as at be been being but by can could did do does doing
-    done for from get got had has have having he her here hers him his how i if in into is it
-    its just kindly let lets like many may me might more most much must my myself need needs
-    no not now of off ok okay on once only or our ours out over please pls plz really shall
-    she should so some such than that the their theirs them then there these they this those
-    to too us very want wanted wants was we were what whats when where which while who whom
-    whose why will with would yes you your yours
-    hi hello hey heya hiya thanks thank thx ty cheers bye goodbye great cool awesome nice
-    sure alright help helps assist someone something anything thing things way ll ve re
-    able tell know think give
-    """.split()
-)
+    (
+        "a", "about", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been",
+        "being", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "for", "from",
+        "get", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his",
+        "how", "i", "if", "in", "into", "is", "it", "its", "just", "kindly", "let", "lets", "like",
+        "many", "may", "me", "might", "more", "most", "much", "must", "my", "myself", "need",
+        "needs", "no", "not", "now", "of", "off", "ok", "okay", "on", "once", "only", "or", "our",
+        "ours", "out", "over", "please", "pls", "plz", "really", "shall", "she", "should", "so",
+        "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these",
+        "they", "this", "those", "to", "too", "us", "very", "want", "wanted", "wants", "was", "we",
+        "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "whose", "why",
+        "will", "with", "would", "yes", "you", "your", "yours", "hi", "hello", "hey", "heya",
+        "hiya", "thanks", "thank", "thx", "ty", "cheers", "bye", "goodbye", "great", "cool",
+        "awesome", "nice", "sure", "alright", "help", "helps", "assist", "someone", "something",
+        "anything", "thing", "things", "way", "ll", "ve", "re", "able", "tell", "know", "think",
+        "give"
+    )
+)  # fmt: skip
 """English function words and chat/instruction filler: they name no tool. Dropped from
-queries and documents alike (a tool named `do_it_now` keeps only `it`-free words)."""
+queries and documents alike, so a tool described as "Help me count how many tickets" no longer
+matches every chatty request."""
 
 FILLER_PHRASES: Final = (
     # Chinese: please, help me, a bit, can/could, I want, how, what, thanks, hello, question
@@ -174,10 +181,17 @@ def _words(run: str) -> list[str]:
     if "-" in run or "\u2010" in run:
         pieces = _HYPHEN_RE.split(run)
         parts = [p.casefold() for piece in pieces for p in _PART_RE.findall(piece)]
-        if 2 <= len(pieces) <= 3 and all(p.isalpha() for p in pieces):
-            parts.append("".join(pieces).casefold())
-        return parts
-    return [p.casefold() for p in _PART_RE.findall(run)]
+    else:
+        pieces = parts = [p.casefold() for p in _PART_RE.findall(run)]
+    # `to-do`, `ToDo`, `e-mail`, `check-in`: a part that filler would drop leaves the compound
+    # meaningless, so the parts are also kept joined.
+    if (
+        len(pieces) == 2
+        and all(p.isalpha() for p in pieces)
+        and any(len(p) < 2 or p.casefold() in STOP_WORDS for p in pieces)
+    ):
+        parts = [*parts, "".join(pieces).casefold()]
+    return parts
 
 
 def _run_terms(run: str) -> list[str]:

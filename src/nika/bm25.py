@@ -52,6 +52,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+
 @dataclass(frozen=True, slots=True)
 class ScoredDoc:
     """One ranked document."""

@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nika.agent.config import AgentConfig
+from nika.agent.fakes import KeywordEmbedder
 from nika.agent.router import (
     OBSERVATION_WEIGHT,
+    PREAMBLE_WEIGHT,
     RouteContext,
     ToolRouter,
     context_query,
-    document_text,
+    document_fields,
+    reciprocal_rank_fusion,
+    split_prompt,
 )
 from nika.agent.seams import ToolDefinition, ToolName, ToolSource
 
@@ -137,6 +141,7 @@ def test_zero_overlap_fails_open_with_the_full_universe() -> None:
     for ctx in (_ctx("xylophone quibble"), _ctx(), _ctx("the and of 123 4.5")):
         decision = router.select(ctx)
         assert decision.mode == "fail_open"
+        assert decision.reason == "fail_open"
         assert decision.offered == tuple(universe)
         assert decision.by_source == {"builtin": 1, "mcp": 28, "other": 1}
 
@@ -185,17 +190,19 @@ def test_same_context_same_decision() -> None:
     assert router.select(ctx) == ToolRouter(_universe(30), AgentConfig()).select(ctx)
 
 
-def test_document_text_covers_name_description_and_parameters() -> None:
+def test_document_fields_are_name_description_and_parameters() -> None:
     d = ToolDefinition(
         ToolName("mcp:git/createBranch"),
         "Create a branch.",
         {"properties": {"z_name": {"description": "Branch name."}, "a_ref": {"type": "string"}}},
     )
-    assert document_text(d) == (
-        "mcp:git/createBranch\nmcp:git/createBranch\nCreate a branch.\na_ref\nz_name\nBranch name."
+    assert document_fields(d) == (
+        ["mcp", "git", "creat", "branch"],
+        ["creat", "branch"],
+        ["ref", "name", "branch", "name"],
     )
-    assert document_text(ToolDefinition(ToolName("nika:x"), "X.", {"properties": 3})) == (
-        "nika:x\nnika:x\nX."
+    assert document_fields(ToolDefinition(ToolName("nika:x"), "X.", {"properties": 3})) == (
+        ["nika"], [], []
     )
 
 
@@ -203,9 +210,76 @@ def test_context_query_weighs_observation_only_terms_down() -> None:
     ctx = _ctx("open IssueTracker", "then push", ["ok: merged, push", "failed: rebase"])
     w = OBSERVATION_WEIGHT
     assert context_query(ctx) == {
-        "open": 1.0, "issue": 1.0, "tracker": 1.0, "push": 1.0,
-        "ok": w, "merged": w, "failed": w, "rebase": w,
+        "open": 1.0, "issu": 1.0, "tracker": 1.0, "push": 1.0,
+        "merg": w, "fail": w, "rebas": w,
     }  # fmt: skip
+
+
+def test_the_standing_preamble_weighs_down_and_the_request_up() -> None:
+    prompt = "You are a careful assistant.\nUse tools wisely.\n\n  \nPlease handle the walrus."
+    assert split_prompt(prompt) == (
+        "You are a careful assistant.\nUse tools wisely.", "Please handle the walrus."
+    )
+    assert split_prompt("one paragraph\nonly") == ("", "one paragraph\nonly")
+    query = context_query(_ctx(prompt, "", ["a walrus log, careful"]))
+    assert query["walrus"] == 1.0  # in the request, whatever else mentions it
+    assert query["tool"] == PREAMBLE_WEIGHT
+    assert query["log"] == OBSERVATION_WEIGHT
+    assert query["care"] == max(PREAMBLE_WEIGHT, OBSERVATION_WEIGHT)  # the heavier part wins
+    assert PREAMBLE_WEIGHT < OBSERVATION_WEIGHT < 1.0
+
+
+def test_a_long_preamble_does_not_drown_a_short_request() -> None:
+    preamble = " ".join(f"{s} {s}" for s in SUBJECTS[:10])  # names ten tools, twice each
+    router = ToolRouter(_universe(30), AgentConfig(top_k=1))
+    decision = router.select(_ctx(f"{preamble}\n\nnow the zephyr please"))
+    assert _names(decision.offered) == ["mcp:srv/handle_zephyr"]
+    assert decision.reason == "bm25"
+
+
+def test_ranked_and_passthrough_decisions_say_why() -> None:
+    assert ToolRouter(_universe(5), AgentConfig()).select(_ctx("x")).reason == "below_threshold"
+    assert ToolRouter(_universe(30), AgentConfig()).select(_ctx("ember")).reason == "bm25"
+
+
+def test_rank_is_best_first_and_empty_when_failing_open() -> None:
+    router = ToolRouter(_universe(30), AgentConfig(top_k=3))
+    assert router.rank(_ctx("cobalt cobalt ember", "", ["walrus"])) == [
+        "mcp:srv/handle_cobalt", "mcp:srv/handle_ember", "mcp:srv/handle_walrus"
+    ]  # fmt: skip
+    assert router.rank(_ctx("xylophone")) == []
+    assert ToolRouter(_universe(5), AgentConfig()).rank(_ctx("ember")) == []
+
+
+def test_small_talk_fails_open_in_any_language() -> None:
+    router = ToolRouter(_universe(30), AgentConfig())
+    for chat in ("thanks!", "hey, how are you?", "谢谢", "ありがとう", "감사합니다", "ขอบคุณครับ"):
+        assert router.select(_ctx(chat)).reason == "fail_open", chat
+
+
+def test_filler_in_a_tool_name_does_not_capture_chatty_requests() -> None:
+    filler_tool = ToolDefinition(
+        ToolName("mcp:desk/how_many_help_me"), "Help me with how many things.", {}, "mcp"
+    )
+    router = ToolRouter([*_universe(30), filler_tool], AgentConfig(top_k=12))
+    chatty = "hey, could you please help me, how many embers are there?"
+    assert router.rank(_ctx(chatty)) == ["mcp:srv/handle_ember"]
+
+
+def test_a_cjk_request_finds_a_tool_described_in_its_language() -> None:
+    weather = ToolDefinition(ToolName("mcp:amap/weather"), "根据城市名称查询天气预报", {}, "mcp")
+    router = ToolRouter([*_universe(30), weather], AgentConfig(top_k=3))
+    assert router.rank(_ctx("帮我查一下北京明天的天气")) == ["mcp:amap/weather"]
+    # Latin names inside an unspaced run are found too.
+    assert router.rank(_ctx("查询walrus状态"))[0] == "mcp:srv/handle_walrus"
+
+
+def test_reciprocal_rank_fusion() -> None:
+    fused = reciprocal_rank_fusion([["a", "b", "c"], ["c", "b", "d"]], k=60)
+    # b: 1/62 + 1/62; a: 1/61; c: 1/63 + 1/61; d: 1/63
+    assert fused == ["c", "b", "a", "d"]
+    assert reciprocal_rank_fusion([["y", "x"], ["x", "y"]]) == ["x", "y"]  # a tie: by name
+    assert reciprocal_rank_fusion([]) == []
 
 
 def test_a_long_observation_does_not_drown_the_prompt() -> None:
@@ -249,3 +323,57 @@ def test_a_ranked_decision_says_why_each_pick_was_offered() -> None:
     # Passthrough and fail-open rank nothing.
     assert router.select(_ctx("xylophone")).scores == {}
     assert ToolRouter(_universe(5), AgentConfig()).select(_ctx("cobalt")).scores == {}
+
+
+# --- the semantic leg ---------------------------------------------------------------------
+
+CONCEPTS = (("walrus", "seal", "tusk", "海象"), ("cobalt", "metal", "blue"), ("ember", "fire"))
+
+
+def test_the_semantic_leg_fuses_a_synonym_into_the_ranking() -> None:
+    embedder = KeywordEmbedder(CONCEPTS)
+    plain = ToolRouter(_universe(30), AgentConfig(top_k=2))
+    fused = ToolRouter(_universe(30), AgentConfig(top_k=2, embedder=embedder))
+    ctx = _ctx("the invoice, and the seal with a tusk")  # walrus only by meaning
+    assert "mcp:srv/handle_walrus" not in plain.rank(ctx)
+    assert fused.rank(ctx) == ["mcp:srv/handle_invoice", "mcp:srv/handle_walrus"]
+    decision = fused.select(ctx)
+    assert decision.reason == "fused" and decision.mode == "ranked"
+
+
+def test_document_vectors_are_embedded_once_per_run_and_queries_once_per_text() -> None:
+    embedder = KeywordEmbedder(CONCEPTS)
+    router = ToolRouter(_universe(30), AgentConfig(embedder=embedder))
+    assert len(embedder.batches) == 1 and len(embedder.batches[0]) == 30
+    assert embedder.batches[0][0].startswith("mcp srv handle ")
+    for _ in range(3):
+        router.select(_ctx("the invoice and the seal"))
+    router.select(_ctx("the invoice and the seal", "now the metal"))
+    assert [len(b) for b in embedder.batches] == [30, 1, 1]
+
+
+def test_fail_open_is_unchanged_by_the_semantic_leg() -> None:
+    embedder = KeywordEmbedder(CONCEPTS)
+    router = ToolRouter(_universe(30), AgentConfig(embedder=embedder))
+    decision = router.select(_ctx("海象"))  # the embedder knows it, BM25 does not: no signal
+    assert decision.mode == "fail_open" and decision.reason == "fail_open"
+    assert len(embedder.batches) == 1  # nothing was embedded for a failing-open turn
+
+
+def test_the_fused_ranking_is_deterministic_and_the_union_rule_holds() -> None:
+    def decide() -> tuple[str, ...]:
+        config = AgentConfig(top_k=3, embedder=KeywordEmbedder(CONCEPTS))
+        router = ToolRouter(_universe(30, done=True), config, pinned=["nika:done"])
+        ctx = _ctx("the ember and the metal", recent=["mcp:srv/handle_zephyr"])
+        return tuple(_names(router.select(ctx).offered))
+
+    first = decide()
+    assert first == decide()
+    assert {"nika:done", "mcp:srv/handle_zephyr"} <= set(first)
+    assert {"mcp:srv/handle_ember", "mcp:srv/handle_cobalt"} <= set(first)
+    assert len(first) == 3 + 2
+
+
+def test_the_config_record_names_the_embedder() -> None:
+    assert AgentConfig().as_dict()["embedder"] is None
+    assert AgentConfig(embedder=KeywordEmbedder(CONCEPTS)).as_dict()["embedder"] == "keyword-fake"

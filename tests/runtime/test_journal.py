@@ -108,6 +108,7 @@ def test_the_agent_decisions_are_frames_with_their_fields() -> None:
     fields = {p["key"]: p["value"] for p in selected["fields"]}
     assert (fields["offered"], fields["universe"], fields["mode"], fields["turn"]) == \
         (["nika:done"], 1, "passthrough", 1)
+    assert fields["reason"] == "below_threshold"
 
 
 Mutation = tuple[str, int]

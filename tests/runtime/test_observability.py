@@ -69,7 +69,7 @@ def test_agent_frames_map_every_event_without_loss() -> None:
         RunStarted(seq=1, turn=0, task="t", model="m", universe=2),
         TurnStarted(seq=2, turn=1),
         ToolsSelected(seq=3, turn=1, offered=("nika:a",), universe=2, by_source={"builtin": 2},
-                      mode="passthrough"),
+                      mode="fail_open", reason="fail_open"),
         ModelCalled(seq=4, turn=1, model="m", input_tokens=3, output_tokens=4, duration_ms=1.0,
                     finish_reason="tool_calls"),
         ToolCompleted(seq=5, turn=1, call_id="c", name="nika:a", source="builtin",
@@ -92,6 +92,7 @@ def test_agent_frames_map_every_event_without_loss() -> None:
     assert (nudge["reason"], nudge["period"], nudge["repeats"], nudge["turn"]) == \
         ("cycle", 1, 3, 2)
     assert recorder.events[2].fields["offered"] == ["nika:a"]
+    assert recorder.events[2].fields["reason"] == "fail_open"  # a fail-open shows in the trace
     assert notes == {"agent_outcome": "failure", "turns": 3, "tokens": 7,
                      "agent_error_code": "NIKA-AGENT-006"}
 

@@ -168,3 +168,28 @@ class RecordingObserver:
     def of(self, event_type: type[E]) -> list[E]:
         """The events of one type, in order."""
         return [e for e in self.events if isinstance(e, event_type)]
+
+
+class KeywordEmbedder:
+    """A fake `Embedder` for offline tests: one dimension per concept, a concept being a group
+    of words (synonyms, in any script); a text's vector counts the concept words it contains
+    (case-folded substrings), L2-normalised (zero when it names none). Records every batch."""
+
+    def __init__(self, concepts: Sequence[Iterable[str]], *, name: str = "keyword-fake") -> None:
+        self._concepts = [tuple(w.casefold() for w in group) for group in concepts]
+        self._name = name
+        self.batches: list[tuple[str, ...]] = []
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.batches.append(tuple(texts))
+        vectors = []
+        for text in texts:
+            folded = text.casefold()
+            counts = [float(sum(w in folded for w in group)) for group in self._concepts]
+            norm = sum(c * c for c in counts) ** 0.5
+            vectors.append([c / norm for c in counts] if norm else counts)
+        return vectors

@@ -1,34 +1,52 @@
-"""Per-turn tool routing: offer the model the tools this turn needs (issue #5).
+"""Per-turn tool routing: offer the model the tools this turn needs (issues #5, #16).
 
 Injecting every schema every turn crowds the context and degrades tool selection at scale, so
 the loop asks a `ToolRouter` each turn which of the whitelisted definitions to offer. The
-router is deterministic, makes no model call and has no YAML surface; `AgentConfig` tunes it:
+router is deterministic and has no YAML surface; by default it makes no model call.
+`AgentConfig` tunes it:
 
 * `route_threshold` (24): below this many whitelisted definitions every definition is offered,
-  in universe order, every turn (mode `passthrough`): a stable tool list keeps provider prompt
-  caches warm and a small universe does not crowd anything.
-* `top_k` (12): at or above the threshold, the definitions are ranked with BM25 (`nika.bm25`)
-  against the live context (task prompt + last assistant text + last tool observations), and
-  the top `top_k` are offered together with the pinned intrinsics (`nika:done`,
+  in universe order, every turn (mode `passthrough`, reason `below_threshold`): a stable tool
+  list keeps provider prompt caches warm and a small universe does not crowd anything.
+* `top_k` (12): at or above the threshold, the definitions are ranked against the live context
+  and the top `top_k` are offered together with the pinned intrinsics (`nika:done`,
   `nika:compose`, ...) and every tool called in the last `recent_turns` (2) turns (mode
-  `ranked`). A tool in mid-use never disappears, and the model can always finish.
+  `ranked`, reason `bm25`, or `fused` with the semantic leg). A tool in mid-use never
+  disappears, and the model can always finish.
 * Fail open: when the context shares no term with any definition, the ranking carries no
-  signal, so the whole universe is offered (mode `fail_open`): a blind model is worse than a
-  crowded one.
+  signal, so the whole universe is offered (mode and reason `fail_open`, both in the
+  `ToolsSelected` event and so in the trace): a blind model is worse than a crowded one. Small
+  talk ("thanks", "hey") is all filler and fails open by this rule.
 
 Offered definitions always keep universe order, never rank order, so the request changes only
 where the selection does.
 
-The BM25 index is built once per run, over each definition's name (split on `:/_-.` and
-camelCase, counted twice), description, and parameter names and descriptions. The query is the
-distinct terms of the context; a term found only in the observations weighs
-`OBSERVATION_WEIGHT` (0.5), so a 2,000-token tool dump informs the ranking without drowning the
-task. Each choice is measured by top-12 recall in `bench/router_bench.py` (1,000 tools):
-identifier splitting beats whitespace splitting on 100-token contexts (0.55 -> 0.85), but on
-2,000-token ones the identifiers of an observation dump match many tools (0.62 -> 0.55), which
-the observation weight more than repairs (0.75). Parameter text costs a little on the synthetic
-set, whose parameter descriptions are generic; the doubled name wins part of that back. It stays:
-real schemas name what the model asks for (`repo`, `issue_number`).
+**The index** (`nika.bm25`, built once per run) has three BM25F fields, weighted
+`FIELD_WEIGHTS`: the name (split on `:/_-.` and camelCase), the description, and the parameter
+names and descriptions. Terms come from `nika.analyzer` (Unicode segmentation with CJK and Thai
+bigrams, chat-filler stop terms, compounds, Snowball stems), the same for tools and contexts.
+
+**The query** is the distinct terms of the live context, each at the largest weight of the
+parts it appears in. Newest text up, standing text down:
+
+* 1.0: the request (the prompt's last paragraph: in a chat transcript or behind a system-style
+  preamble, the newest user text comes last) and the last assistant text;
+* `PREAMBLE_WEIGHT` (0.25): the prompt's earlier paragraphs, the standing preamble that is the
+  same every turn and names every capability the agent has;
+* `OBSERVATION_WEIGHT` (0.5): the last tool observations, so a 2,000-token tool dump informs
+  the ranking without drowning the task.
+
+A one-paragraph prompt is all request. Measured in `bench/router_bench.py` (dev split): the
+preamble weight lifts the multilingual set's MRR from 0.91 to 0.93 at 0.25 (0.1 changes nothing
+more). Ranking each clause of a multi-intent request apart and merging the rankings
+round-robin was measured too and lowers all-gold recall on NESTFUL (0.51 -> 0.37; 0.47 keeping
+the first nine of the whole-context ranking), so the whole context is ranked as one query.
+
+**The semantic leg** (off by default): with `AgentConfig.embedder` set, each definition's name
+and description are embedded once per run, the request and last assistant text once per turn
+(observations and the preamble are left to BM25), and the `FUSION_DEPTH` best of each leg are
+fused by reciprocal rank (`reciprocal_rank_fusion`). Fail-open and the union with pinned and
+recent tools are unchanged: BM25 alone decides whether the context carries any signal.
 """
 
 from __future__ import annotations
@@ -59,7 +77,7 @@ RRF_K: Final = 60
 FUSION_DEPTH: Final = 100
 """How deep each leg's ranking goes into the fusion."""
 
-_PARAGRAPH_RE: Final = re.compile(r"\n[ \t]*\n")
+_PARAGRAPH_RE: Final = re.compile(r"\n(?:[ \t]*\n)+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +248,7 @@ class ToolRouter:
                 ((d.name, document_fields(d)) for d in self._universe), weights=FIELD_WEIGHTS
             )
             if config.embedder is not None:
-                by_name = {d.name: d for d in self._universe}
+                by_name: dict[str, ToolDefinition] = {d.name: d for d in self._universe}
                 self._semantic = _SemanticLeg(
                     config.embedder,
                     self._index.names,
