@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.util import find_spec
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
-from nika.agent.router import RouteContext
+from nika.agent.router import RouteContext, split_prompt
 from nika.agent.seams import ToolDefinition, ToolName
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -117,6 +119,31 @@ def committed() -> tuple[list[ToolDefinition], list[Case]]:
 
 
 Ranker = Callable[[RouteContext], list[str]]
+
+_CLAUSE_RE = re.compile(
+    r"[.;!?。！？؟\n]+|,?\s+(?:and then|then|after that|also|as well as|finally|next)\s+"
+    r"|然后|另外|并且|还有|それから|そして|그리고"
+)
+
+
+def per_clause(rank: Ranker) -> Ranker:
+    """The multi-intent experiment (measured, not shipped): rank each clause of the request
+    apart and merge the rankings round-robin, then fill from the whole context's ranking."""
+
+    def ranked(ctx: RouteContext) -> list[str]:
+        whole = rank(ctx)
+        preamble, request = split_prompt(ctx.prompt)
+        clauses = [c for c in _CLAUSE_RE.split(request) if c.strip()]
+        if len(clauses) < 2:
+            return whole
+        lists = [rank(RouteContext(c, "", (), frozenset())) for c in clauses]
+        out: list[str] = []
+        for tier in zip_longest(*lists):
+            out += [name for name in tier if name is not None and name not in out]
+        out += [name for name in whole if name not in out]
+        return out[:12]
+
+    return ranked
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +239,9 @@ def quality_section(
     rankers: dict[str, Callable[[Case], list[str]]] = {
         "before (seed)": pooled(seed_rank),
         "after, BM25": pooled(lambda pool: ToolRouter(pool, AgentConfig()).rank),
+        "after, BM25, per-clause round-robin (not shipped)": pooled(
+            lambda pool: per_clause(ToolRouter(pool, AgentConfig()).rank)
+        ),
     }
     embedder = _semantic_embedder() if semantic else None
     if embedder is not None:

