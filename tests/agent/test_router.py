@@ -277,8 +277,10 @@ def test_a_cjk_request_finds_a_tool_described_in_its_language() -> None:
 def test_reciprocal_rank_fusion() -> None:
     fused = reciprocal_rank_fusion([["a", "b", "c"], ["c", "b", "d"]], k=60)
     # b: 1/62 + 1/62; a: 1/61; c: 1/63 + 1/61; d: 1/63
-    assert fused == ["c", "b", "a", "d"]
-    assert reciprocal_rank_fusion([["y", "x"], ["x", "y"]]) == ["x", "y"]  # a tie: by name
+    assert [d.name for d in fused] == ["c", "b", "a", "d"]
+    assert [d.score for d in fused] == [1 / 63 + 1 / 61, 1 / 62 + 1 / 62, 1 / 61, 1 / 63]
+    tie = reciprocal_rank_fusion([["y", "x"], ["x", "y"]])
+    assert [d.name for d in tie] == ["x", "y"]  # a tie: by name
     assert reciprocal_rank_fusion([]) == []
 
 
@@ -339,6 +341,7 @@ def test_the_semantic_leg_fuses_a_synonym_into_the_ranking() -> None:
     assert fused.rank(ctx) == ["mcp:srv/handle_invoice", "mcp:srv/handle_walrus"]
     decision = fused.select(ctx)
     assert decision.reason == "fused" and decision.mode == "ranked"
+    assert list(decision.scores) == fused.rank(ctx)  # the fused scores, best first
 
 
 def test_document_vectors_are_embedded_once_per_run_and_queries_once_per_text() -> None:

@@ -54,7 +54,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import numpy as np
@@ -63,7 +63,7 @@ from nika.agent.config import AgentConfig
 from nika.agent.observe import RouteMode, RouteReason
 from nika.agent.seams import Embedder, ToolDefinition
 from nika.analyzer import terms, tokenize
-from nika.bm25 import BM25Index
+from nika.bm25 import BM25Index, ScoredDoc
 
 FIELD_WEIGHTS: Final = (3.0, 1.0, 0.25)
 """BM25F weights of a definition's name, description and parameter text."""
@@ -108,6 +108,10 @@ class RoutingDecision:
     """Counts of OFFERED definitions by source; `builtin`, `mcp` and `other` always present."""
     mode: RouteMode
     reason: RouteReason
+    scores: Mapping[str, float] = field(default_factory=dict)
+    """The ranking score of each ranked pick, best first (empty unless `mode` is `ranked`):
+    why a tool was offered. BM25, or the fused score when `reason` is `fused`. Pinned and
+    recent tools that did not rank have no score."""
 
 
 def parameter_text(definition: ToolDefinition) -> str:
@@ -179,14 +183,15 @@ def _weighted(
     return query
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[str]:
-    """Names ranked by summed reciprocal rank (1 / (k + rank), rank from 1) over `rankings`;
-    a name absent from a ranking gains nothing from it; ties by name."""
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[ScoredDoc]:
+    """Names ranked by summed reciprocal rank (1 / (k + rank), rank from 1) over `rankings`,
+    best first, with their fused scores; a name absent from a ranking gains nothing from it;
+    ties by name. Each name's terms are added in ranking order: the same bits every run."""
     fused: dict[str, float] = {}
     for ranking in rankings:
         for rank, name in enumerate(ranking, start=1):
             fused[name] = fused.get(name, 0.0) + 1.0 / (k + rank)
-    return sorted(fused, key=lambda name: (-fused[name], name))
+    return [ScoredDoc(n, fused[n]) for n in sorted(fused, key=lambda n: (-fused[n], n))]
 
 
 def _by_source(offered: Sequence[ToolDefinition]) -> dict[str, int]:
@@ -267,28 +272,36 @@ class ToolRouter:
         """The definitions to offer this turn."""
         if self._index is None:
             return self._decision(self._universe, "passthrough", "below_threshold")
-        top = self.rank(ctx)
+        top = self.scored(ctx)
         if not top:
             return self._decision(self._universe, "fail_open", "fail_open")
-        chosen = set(top) | self._pinned | (ctx.recent_tools & self._names)
+        chosen = {d.name for d in top} | self._pinned | (ctx.recent_tools & self._names)
         offered = tuple(d for d in self._universe if d.name in chosen)
-        return self._decision(offered, "ranked", "bm25" if self._semantic is None else "fused")
+        reason: RouteReason = "bm25" if self._semantic is None else "fused"
+        return RoutingDecision(offered, len(self._universe), _by_source(offered), "ranked",
+                               reason, {d.name: d.score for d in top})
 
     def rank(self, ctx: RouteContext) -> list[str]:
         """The best `config.top_k` names for this context, best first; empty when the context
         shares no term with any definition (the router then fails open) or the universe is
         under the routing threshold (it passes through)."""
+        return [d.name for d in self.scored(ctx)]
+
+    def scored(self, ctx: RouteContext) -> tuple[ScoredDoc, ...]:
+        """`rank` with each pick's score (BM25, or the fused score with the semantic leg)."""
         if self._index is None:
-            return []
+            return ()
         top_k = self._config.top_k
         query = self._query(ctx)
         if self._semantic is None:
-            return [d.name for d in self._index.top_k(query, top_k)]
-        top = [d.name for d in self._index.top_k(query, FUSION_DEPTH)]
+            return self._index.top_k(query, top_k)
+        lexical = [d.name for d in self._index.top_k(query, FUSION_DEPTH)]
         semantic_text = "\n".join(t for t in (self._prompt[3], ctx.last_assistant_text) if t)
-        if top and semantic_text.strip():
-            top = reciprocal_rank_fusion([top, self._semantic.ranking(semantic_text)])
-        return top[:top_k]
+        if not lexical or not semantic_text.strip():
+            return self._index.top_k(query, top_k)
+        return tuple(
+            reciprocal_rank_fusion([lexical, self._semantic.ranking(semantic_text)])[:top_k]
+        )
 
     def _query(self, ctx: RouteContext) -> dict[str, float]:
         if ctx.prompt != self._prompt[0]:
