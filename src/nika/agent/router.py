@@ -215,12 +215,9 @@ class _SemanticLeg:
         if text != self._query[0]:
             vector = np.asarray(self._embedder.embed([text])[0], dtype=np.float64)
             cosine = self._vectors @ vector
-            depth = min(FUSION_DEPTH, len(self._names))
-            ids = range(len(self._names))
-            # Sorted over Python floats: the order is by (-cosine, name), ids follow names.
-            values = cosine.tolist()
-            best = sorted(ids, key=lambda i: (-values[i], i))[:depth]
-            self._query = (text, [self._names[i] for i in best])
+            # By (-cosine, name): ids follow name order; comparisons are exact.
+            best = np.lexsort((np.arange(len(self._names)), -cosine))[:FUSION_DEPTH]
+            self._query = (text, [self._names[i] for i in best.tolist()])
         return self._query[1]
 
 
