@@ -253,7 +253,8 @@ def quality_section(
           "mean recall, MRR, fail-open\n")
     print("all@12: every gold tool in the top 12; all@5: in the top 5; mean@12: mean share")
     print("of gold tools in the top 12; MRR: 1/rank of the first gold tool in the top 12;")
-    print("fail-open: queries sharing no term with any tool (the router offers all of them).\n")
+    print("fail-open: queries sharing no term with any tool (the router offers all of them);")
+    print("n: queries with gold tools (+ small-talk turns, which have none: fail-open only).\n")
     print("| query set | split | n | ranker | all@12 | all@5 | mean@12 | MRR | fail-open |")
     print("|---|---|---:|---|---:|---:|---:|---:|---:|")
     sets = {"NESTFUL": n_cases, "multilingual/chat": c_cases}
@@ -263,7 +264,8 @@ def quality_section(
             for label, rank in rankers.items():
                 s = score(rank, chosen)
                 print(
-                    f"| {set_name} | {split} | {len(chosen)} | {label} | {s.all12:.3f} "
+                    f"| {set_name} | {split} | {s.n} (+{len(chosen) - s.n}) | {label} "
+                    f"| {s.all12:.3f} "
                     f"| {s.all5:.3f} | {s.mean12:.3f} | {s.mrr:.3f} | {s.fail_open} |"
                 )
     print("\n### By kind (both splits)\n")
@@ -278,7 +280,10 @@ def quality_section(
                 s = score(rank, chosen)
                 cells.append(f"{s.all12:.3f} · {s.fail_open}" if s.n else f"– · {s.fail_open}")
             print(f"| {set_name} | {kind} | {len(chosen)} | " + " | ".join(cells) + " |")
-    non_english = [c for c in c_cases if c.lang != "en"]
+    requests = [c for c in c_cases if c.lang != "en" and c.gold]
+    chat = [c for c in c_cases if not c.gold]
+    print("\n| ranker | fail-open: non-English requests | small-talk turns (any language) |")
+    print("|---|---:|---:|")
     for label, rank in rankers.items():
-        print(f"\nFail-open on non-English queries, {label}: "
-              f"{score(rank, non_english).fail_open} of {len(non_english)}")
+        print(f"| {label} | {score(rank, requests).fail_open} of {len(requests)} "
+              f"| {score(rank, chat).fail_open} of {len(chat)} |")
