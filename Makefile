@@ -65,7 +65,7 @@ lint: install-dev
 	$(BIN)/ruff check src tests bench examples
 
 bench: install-dev
-	$(BIN)/pip install -q -e '.[dev,otel,embed,bench]'
+	$(BIN)/pip install -q -e '.[dev,otel,ray,embed,bench]'
 	for b in bench/*_bench.py; do $(BIN)/python $$b || exit 1; done
 
 conformance: install
