@@ -48,7 +48,9 @@ class ToolsSelected(AgentEvent):
     universe: int
     by_source: Mapping[str, int]
     mode: RouteMode
-    reason: RouteReason
+    reason: RouteReason | None = None
+    """Why the offer is what it is (see `RouteReason`); the loop always says, a hand-built
+    event may not."""
     scores: Mapping[str, float] = field(default_factory=dict)
     """The ranking score of each ranked pick, best first (`ranked` turns only): BM25, or the
     reciprocal-rank-fusion score when `reason` is `fused`."""
