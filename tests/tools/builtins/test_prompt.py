@@ -67,3 +67,30 @@ async def test_terminal_prompt_io_reads_a_line():
     term = TerminalPromptIO(io.StringIO("yes\n"), out)
     assert await term.ask("Go? ") == "yes"
     assert out.getvalue() == "Go? "
+
+
+def test_a_cancelled_terminal_prompt_never_holds_the_process_at_exit() -> None:
+    # Nobody ever answers: cancelling the ask (a SIGTERM stopping the run) must let the event
+    # loop close and the process exit, not wait for a line in a worker thread.
+    import subprocess
+    import sys
+
+    script = (
+        "import asyncio, os\n"
+        "from nika.tools.builtins import TerminalPromptIO\n"
+        "r, w = os.pipe()\n"
+        "io = TerminalPromptIO(os.fdopen(r), open(os.devnull, 'w'))\n"
+        "async def main():\n"
+        "    task = asyncio.create_task(io.ask('continue? '))\n"
+        "    await asyncio.sleep(0.2)\n"
+        "    task.cancel()\n"
+        "    try:\n"
+        "        await task\n"
+        "    except asyncio.CancelledError:\n"
+        "        print('cancelled')\n"
+        "asyncio.run(main())\n"
+        "print('exited')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.split() == ["cancelled", "exited"], done.stderr

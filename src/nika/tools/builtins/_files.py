@@ -35,9 +35,10 @@ _DRAIN: Final = 5.0
 """Seconds a cancelled worker gets to notice its stop event before it is abandoned."""
 
 
-async def offload(work: Callable[[threading.Event], T]) -> T:
-    """Run `work(stop)` in a worker thread; on cancellation set `stop`, give the worker a
-    bounded moment to wind down, then let the cancellation through.
+async def offload(work: Callable[[threading.Event], T], *, drain: float = _DRAIN) -> T:
+    """Run `work(stop)` in a worker thread; on cancellation set `stop`, give the worker up to
+    `drain` seconds to wind down (0 for a call that cannot watch `stop`, such as a terminal
+    read), then let the cancellation through.
 
     The thread is a daemon of its own (not the loop's executor): a worker stuck in a syscall
     or a pathological regex is abandoned, and can never hold the process at exit.
@@ -68,7 +69,7 @@ async def offload(work: Callable[[threading.Event], T]) -> T:
     except asyncio.CancelledError:
         stop.set()
         with contextlib.suppress(Exception):
-            await asyncio.wait({future}, timeout=_DRAIN)
+            await asyncio.wait({future}, timeout=drain)
         if future.done() and not future.cancelled():
             future.exception()  # retrieved: the cancellation is the outcome now
         else:

@@ -7,13 +7,13 @@ A refusal (`false`) is a value, not an error.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
 
 from nika.syntax.template import stringify
 from nika.tools.builtins._base import Builtin, Context, PromptIO, fail, obj
+from nika.tools.builtins._files import offload
 
 PROMPT_001 = "NIKA-BUILTIN-PROMPT-001"
 PROMPT_002 = "NIKA-BUILTIN-PROMPT-002"
@@ -23,7 +23,8 @@ _NO = frozenset({"n", "no", "false"})
 
 
 class TerminalPromptIO:
-    """Asks on a terminal; the blocking read runs in a worker thread."""
+    """Asks on a terminal; the blocking read runs in a daemon worker thread, abandoned when the
+    task is cancelled (a stopped run never waits for a human to press Enter)."""
 
     def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
         self._in, self._out = stdin, stdout
@@ -39,7 +40,7 @@ class TerminalPromptIO:
         """Write the question, read one line; EOFError when the input is closed."""
         self._out.write(question)
         self._out.flush()
-        line = await asyncio.to_thread(self._in.readline)
+        line = await offload(lambda stop: self._in.readline(), drain=0)
         if not line:
             raise EOFError("the prompt's input is closed")
         return line.rstrip("\r\n")
