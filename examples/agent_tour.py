@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from nika._term import printable
-from nika.agent import AgentSpec, ModelRequest, ModelResponse, run_agent_sync
+from nika.agent import AgentConfig, AgentSpec, ModelRequest, ModelResponse, run_agent_sync
 from nika.agent.fakes import (
     RecordingExecutor,
     RecordingObserver,
@@ -156,7 +156,8 @@ def routing() -> None:
         show(f"not offered: {len(left)} tools ({', '.join(left[:6])}, ...)", 6)
         show(f"the model calls {model_calls(model, event.turn)}", 6)
     show(f"turn 2 still offers weather/forecast: called in turn 1, it stays offered for "
-         f"{2} turns whatever its score. Turn {result.turns}: nika:done → {result.output!r}", 4)
+         f"{AgentConfig().recent_turns} turns whatever its score. Turn {result.turns}: "
+         f"nika:done → {result.output!r}", 4)
     first, second = selected[0], selected[1]
     expect(first.mode == "ranked" and first.universe == 41, "turn 1 was not ranked over 41")
     expect(len(first.offered) == 13 and "nika:done" in first.offered,
