@@ -70,7 +70,7 @@ align-items:center}
 .strip a.c-err{background:#fb8f44}.strip a.c-nudge{background:#d4a72c}
 .strip a.c-stall{background:var(--bad)}
 .turn>summary,.thead{display:grid;gap:8px;padding:2px 4px;align-items:center;
-grid-template-columns:48px 170px 160px 1fr 110px 190px 64px}
+grid-template-columns:44px 215px 160px 1fr 110px 180px 60px}
 .turn>summary{cursor:pointer;border-bottom:1px solid #eaeef2}
 .thead{font-weight:600;color:var(--mute);font-size:12px}
 .turn>summary>span{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
@@ -217,7 +217,9 @@ def _offer(turn: Turn, previous: Turn | None) -> str:
                    if name not in turn.scores)
     lines = [head]
     if picks:
-        lines.append(f"<div><small>ranked picks, best first (BM25)</small> {picks}</div>")
+        scorer = "fused rank" if turn.reason == "fused" else "BM25"
+        lines.append(f"<div><small>ranked picks, best first ({scorer} score)</small> {picks}"
+                     "</div>")
     if rest:
         label = "pinned or recent" if picks else "offered"
         lines.append(f"<div><small>{label}</small> {rest}</div>")
