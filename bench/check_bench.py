@@ -49,7 +49,8 @@ def fan(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def best_of(source: str, repeat: int) -> float:
+def cpu(source: str, repeat: int, *, valid: bool = False) -> float:
+    """Best-of-N CPU seconds of one check; `valid` demands the bench workflow pass."""
     best = math.inf
     for _ in range(repeat):
         gc.collect()  # start each sample from the same heap state, not the last sample's garbage
@@ -57,23 +58,38 @@ def best_of(source: str, repeat: int) -> float:
         start = time.process_time()
         verdict = check(source)
         best = min(best, time.process_time() - start)
-        if not verdict.valid:
+        if valid and not verdict.valid:
             sys.exit(f"bench workflow refused: {verdict.errors[0].code} {verdict.errors[0].detail}")
     return best
 
 
-def report(name: str, make: Callable[[int], str]) -> list[float]:
-    times = [best_of(make(n), 5 if n <= 1_000 else 3) for n in SIZES]
-    print(f"\n{name}")
-    print(f"{'tasks':>8} {'cpu s':>10} {'×prev':>8} {'n·log n ×':>10}")
-    for i, (n, t) in enumerate(zip(SIZES, times, strict=True)):
+def table(title: str, unit: str, sizes: tuple[int, ...], times: list[float],
+          expected: Callable[[int, int], float], label: str) -> float:
+    """Print one growth table; returns the worst measured step ratio ÷ the `expected` one."""
+    print(f"\n{title}")
+    print(f"{unit:>8} {'cpu s':>10} {'×prev':>8} {label:>10}")
+    worst = 0.0
+    for i, (n, t) in enumerate(zip(sizes, times, strict=True)):
         if i == 0:
             print(f"{n:>8} {t:>10.4f} {'—':>8} {'—':>10}")
             continue
-        m = SIZES[i - 1]
-        nlogn = (n * math.log(n)) / (m * math.log(m))
-        print(f"{n:>8} {t:>10.4f} {t / times[i - 1]:>8.1f} {nlogn:>10.1f}")
-    return times
+        step = expected(sizes[i - 1], n)
+        print(f"{n:>8} {t:>10.4f} {t / times[i - 1]:>8.1f} {step:>10.1f}")
+        worst = max(worst, (t / times[i - 1]) / step)
+    return worst
+
+
+def nlogn(m: int, n: int) -> float:
+    return (n * math.log(n)) / (m * math.log(m))
+
+
+def tasks() -> float:
+    """The task rows; returns the worst step ratio ÷ n·log n's."""
+    worst = 0.0
+    for name, make in (("chain", chain), ("fan-out", fan)):
+        times = [cpu(make(n), 5 if n <= 1_000 else 3, valid=True) for n in SIZES]
+        worst = max(worst, table(name, "tasks", SIZES, times, nlogn, "n·log n ×"))
+    return worst
 
 
 def when_islands(n: int, island: str, per: int) -> str:
@@ -85,32 +101,15 @@ def when_islands(n: int, island: str, per: int) -> str:
     return "nika: bench-islands\ntasks:\n" + "".join(tasks)
 
 
-def cpu(source: str, repeat: int) -> float:
-    """Best-of-N CPU seconds of one check (a refusal is fine: these inputs are hostile)."""
-    best = math.inf
-    for _ in range(repeat):
-        gc.collect()
-        start = time.process_time()
-        check(source)
-        best = min(best, time.process_time() - start)
-    return best
-
-
 def islands() -> float:
-    """The island rows; returns the worst step ratio ÷ the linear ratio."""
+    """The island rows (hostile inputs: a refusal is fine); returns the worst step ratio ÷
+    the linear ratio."""
     worst = 0.0
     for label, island, per in (("plain ${{ a }}", "${{ a }}", 8_000),
                                ('unclosed quote ${{ "\\" }}', '${{ "\\" }}', 5_000)):
         times = [cpu(when_islands(n, island, per), 3) for n in ISLANDS]
-        print(f"\nislands in when: — {label}")
-        print(f"{'islands':>8} {'cpu s':>10} {'×prev':>8} {'linear ×':>10}")
-        for i, (n, t) in enumerate(zip(ISLANDS, times, strict=True)):
-            if i == 0:
-                print(f"{n:>8} {t:>10.4f} {'—':>8} {'—':>10}")
-                continue
-            step = n / ISLANDS[i - 1]
-            print(f"{n:>8} {t:>10.4f} {t / times[i - 1]:>8.1f} {step:>10.1f}")
-            worst = max(worst, (t / times[i - 1]) / step)
+        title = f"islands in when: — {label}"
+        worst = max(worst, table(title, "islands", ISLANDS, times, lambda m, n: n / m, "linear ×"))
     return worst
 
 
@@ -147,12 +146,7 @@ def startup() -> float:
 
 
 def main() -> int:
-    worst = 0.0
-    for name, make in (("chain", chain), ("fan-out", fan)):
-        times = report(name, make)
-        for i in range(1, len(SIZES)):
-            m, n = SIZES[i - 1], SIZES[i]
-            worst = max(worst, (times[i] / times[i - 1]) / ((n * math.log(n)) / (m * math.log(m))))
+    worst = tasks()
     print(f"\nworst step ratio ÷ n·log n ratio: {worst:.2f} (≤ 1 means no worse than O(n log n))")
     linear = islands()
     print(f"\nworst island step ratio ÷ linear ratio: {linear:.2f} (≈ 1 means linear)")

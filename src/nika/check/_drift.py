@@ -74,16 +74,16 @@ def _used(kind: str, entries: dict[int, str], targets: list[str]) -> set[int]:
             if (entry == "*" and targets) or canonical_host(entry) in hosts
         }
     if kind == "tool":
-        return _Globs.build(entries, paths=False).admitting((t, "", (t,)) for t in targets)
+        return _Globs.build(entries, paths=False).admitting(("", (t,)) for t in targets)
     return _Globs.build(entries, paths=True).admitting(_path_names(t) for t in targets)
 
 
-def _path_names(target: str) -> tuple[str, str, tuple[str, ...]]:
+def _path_names(target: str) -> tuple[str, tuple[str, ...]]:
     """A path target's root class and the names a grant may admit it by (itself, or — for a
     directory walk — everything beneath it)."""
     canon = canonical_path(target)
     under = "**" if canon == "." else f"{canon.rstrip('/')}/**"
-    return target, root_class(canon), (canon, under)
+    return root_class(canon), (canon, under)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +121,10 @@ class _Globs:
             always,
         )
 
-    def admitting(self, queries: Iterable[tuple[str, str, tuple[str, ...]]]) -> set[int]:
+    def admitting(self, queries: Iterable[tuple[str, tuple[str, ...]]]) -> set[int]:
+        """The entries admitting some query: `(root class, names it may be admitted by)`."""
         used = set(self.always)
-        for _target, root, names in queries:
+        for root, names in queries:
             group = self.groups.get(root)
             if group is None:
                 continue
