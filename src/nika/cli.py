@@ -286,6 +286,36 @@ def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
             "--head", metavar="HEX", help="the head printed at run end: binds the last line too"
         )
         action.set_defaults(handler=_run_trace)
+    receipt = actions.add_parser("receipt", help="the run receipt: build · explain · verify")
+    steps = receipt.add_subparsers(dest="step", metavar="STEP", parser_class=_Parser,
+                                   required=True, prog="nika trace receipt")
+    build = steps.add_parser("build", help="fold a journal and its workflow into a receipt")
+    build.add_argument("file", metavar="JOURNAL", help="the run's journal")
+    build.add_argument("--workflow", metavar="FILE", required=True,
+                       help="the workflow the journal ran")
+    build.add_argument("--output", metavar="OUT", help="write the receipt to OUT")
+    explain = steps.add_parser("explain", help="read a receipt: every field's projection")
+    explain.add_argument("file", metavar="RECEIPT", help="the receipt (JSON)")
+    check = steps.add_parser("verify", help="prove a receipt: digest, journal, workflow")
+    check.add_argument("file", metavar="RECEIPT", help="the receipt (JSON)")
+    check.add_argument("--journal", metavar="FILE", help="re-walk this journal")
+    check.add_argument("--workflow", metavar="FILE", help="re-hash this workflow")
+    for step in (build, explain, check):
+        step.set_defaults(handler=_run_receipt)
+
+
+def _run_receipt(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nika.runtime.evidence import receipt_command
+
+    def path(name: str) -> Path | None:
+        value = getattr(args, name, None)
+        return Path(value) if value else None
+
+    return receipt_command(args.step, Path(args.file), journal=path("journal"),
+                           workflow=path("workflow"), output=path("output"),
+                           out=sys.stdout, err=sys.stderr)
 
 
 _SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction[_Parser]], None], ...] = (

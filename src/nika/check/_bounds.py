@@ -78,6 +78,13 @@ class Bound:
     def is_zero(self) -> bool:
         return not self.terms
 
+    @property
+    def constant(self) -> Fraction | None:
+        """The bound's value when it names no run-time symbol, else None."""
+        if self.symbols:
+            return None
+        return self.terms[0][1] if self.terms else Fraction(0)
+
     def render(self, *, money: bool = False, floor: bool = False) -> int | float | str:
         """A JSON value: a number when the bound is known, else a readable formula.
 

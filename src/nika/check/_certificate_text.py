@@ -6,6 +6,7 @@ A total is printed as `≤ ceiling` only when the certificate proved one; otherw
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -55,3 +56,36 @@ def _figure(value: Any, money: bool) -> str:
     elif isinstance(value, str) and money:
         value = f"({value})"
     return f"${value}" if money else str(value)
+
+
+def energy_lines(energy: Mapping[str, Any]) -> list[str]:
+    """The energy reading in one line (plus one per measured task): a ceiling per scope
+    class, or no total at all when a task is uncapped — never 0 Wh for what is unknown."""
+    counts, rows = energy.get("counts", {}), energy.get("tasks", [])
+    if not counts.get("total"):
+        return []
+    parts = [f"{len(rows)} of {counts['total']} model tasks measured"]
+    parts += [f"{counts[k]} {noun}" for k, noun in (("uncapped", "uncapped"),
+                                                   ("unpriced", "unpriced"),
+                                                   ("never_runs", "never run"))
+              if counts.get(k)]
+    subtotals = " · ".join(f"{scope} ≤ {_wh(wh)} Wh" for scope, wh in
+                           energy.get("scope_subtotals", []))
+    if counts.get("uncapped"):
+        head = (f"no total ceiling (bounded portion {subtotals})" if subtotals
+                else "no total ceiling")
+    elif subtotals:
+        head = f"{subtotals} (output, worst case)"
+    else:
+        head = "unpriced — no sourced Wh figure for these models, never 0 Wh"
+    lines = [f"  energy: {head} · {' · '.join(parts)}"]
+    lines.extend(f"    {r['task']} {r['model']} ≤ {_wh(r['wh'])} Wh ({r['provenance']} · "
+                 f"{r['scope']} · {r['measured_at']})" for r in rows)
+    return lines
+
+
+def _wh(value: float) -> str:
+    """A ceiling rounded up, never to zero (a zero would claim free inference)."""
+    if value >= 1:
+        return f"{math.ceil(value * 10) / 10:.1f}"
+    return f"{math.ceil(value * 1000) / 1000:.3f}"

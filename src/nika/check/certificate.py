@@ -29,6 +29,7 @@ from nika.check._bounds import Bound, total
 from nika.check._quantities import Quantities
 from nika.check._spend import DEFAULT_MAX_TURNS, TaskSpend, assess
 from nika.check.context import CheckContext, Finding, Section
+from nika.check.energy import reading
 from nika.check.graph import EdgeKind, Graph, derive
 from nika.syntax.model import AgentBody, InvokeBody, Workflow
 
@@ -36,8 +37,11 @@ _RESOURCES = ("model_calls", "tool_calls", "output_tokens", "cost_usd")
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    """Contribute the `certificate` section."""
-    yield Section("certificate", certify(ctx.workflow, ctx.graph()))
+    """Contribute the `certificate` section and the `energy` reading of the same rows."""
+    quantities = Quantities(ctx.workflow)
+    rows = [assess(task, ctx.workflow, quantities) for task in ctx.workflow.tasks.values()]
+    yield Section("certificate", _certificate(rows, quantities, ctx.graph()))
+    yield Section("energy", reading(rows))
 
 
 def certify(workflow: Workflow, graph: Graph | None = None) -> dict[str, Any]:
@@ -45,8 +49,12 @@ def certify(workflow: Workflow, graph: Graph | None = None) -> dict[str, Any]:
     when the caller already holds them)."""
     quantities = Quantities(workflow)
     rows = [assess(task, workflow, quantities) for task in workflow.tasks.values()]
+    return _certificate(rows, quantities, graph if graph is not None else derive(workflow))
+
+
+def _certificate(rows: list[TaskSpend], quantities: Quantities, graph: Graph) -> dict[str, Any]:
     live = [row for row in rows if not row.never_runs]
-    terminates, reasons = _termination(graph if graph is not None else derive(workflow), live)
+    terminates, reasons = _termination(graph, live)
     return {
         "terminates": terminates,
         "reasons": reasons,

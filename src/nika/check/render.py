@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from nika._term import printable
-from nika.check._certificate_text import certificate_lines
+from nika.check._certificate_text import certificate_lines, energy_lines
 from nika.check.capability import CODE as CAPABILITY
 from nika.check.verdict import Verdict
 from nika.errors import NikaError
@@ -47,6 +47,9 @@ def render_human(verdict: Verdict, name: str, *, strict: bool = False) -> str:
     certificate = verdict.sections.get("certificate")
     if verdict.valid and isinstance(certificate, Mapping):
         lines.extend(printable(line) for line in certificate_lines(certificate))
+        energy = verdict.sections.get("energy")
+        if isinstance(energy, Mapping):
+            lines.extend(printable(line) for line in energy_lines(energy))
     if strict:
         lines.append(strict_line(verdict))
     return "\n".join(lines) + "\n"
