@@ -65,12 +65,18 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     return journal
 
 
+def _built(run: Path, out: Path) -> dict[str, Any]:
+    """`nika trace receipt build` of the run's journal, into `out`, parsed."""
+    assert main(["trace", "receipt", "build", str(run), "--workflow", "flow.nika.yaml",
+                 "--output", str(out)]) == 0
+    doc: dict[str, Any] = json.loads(out.read_text())
+    return doc
+
+
 def test_a_run_s_receipt_builds_reads_in_full_and_verifies(
         run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "receipt.json"
-    assert main(["trace", "receipt", "build", str(run), "--workflow", "flow.nika.yaml",
-                 "--output", str(out)]) == 0
-    receipt = json.loads(out.read_text())
+    receipt = _built(run, out)
     assert receipt["receipt_format"] == 1 and receipt["assertions"] == []
     assert receipt["trace_verdict"]["verdict"] == "clean"
     assert receipt["trace_verdict"]["outcome"] == "completed"
@@ -91,9 +97,7 @@ def test_a_run_s_receipt_builds_reads_in_full_and_verifies(
 def test_a_doctored_receipt_reads_the_same_but_never_verifies(
         run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "receipt.json"
-    assert main(["trace", "receipt", "build", str(run), "--workflow", "flow.nika.yaml",
-                 "--output", str(out)]) == 0
-    doc = json.loads(out.read_text())
+    doc = _built(run, out)
     doc["trace_verdict"]["outcome"] = "failed"
     out.write_text(json.dumps(doc))
     capsys.readouterr()
