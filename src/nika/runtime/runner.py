@@ -195,7 +195,7 @@ class Runner:
         hit = self._replay.lookup(task.id, def_hash, input_hash)
         if hit is not None:
             self._running.pop(task.id, None)
-            self._release(self._serve(task, hit, notes, started))
+            self._release(self._serve(task, hit, notes))
             self._liveness.ended()
             return
         self._bus.emit("task_started", task.id, verb=task.verb, note=notes["note"])
@@ -223,17 +223,15 @@ class Runner:
         self._release(self._settle(record, notes))
         self._liveness.ended()
 
-    def _serve(self, task: Task, hit: Record, notes: dict[str, Any],
-               started: int) -> list[TaskId]:
+    def _serve(self, task: Task, hit: Record, notes: dict[str, Any]) -> list[TaskId]:
         """Settle `task` from its journal record (ADR-099 §2: visible, never silent)."""
         self._bus.emit("task_cache_hit", task.id, def_hash=hit.def_hash,
                        input_hash=hit.input_hash, **hit.reference)
         notes.update(cause="cache_hit", cache_hit=True)
-        ended = self._clock.now_ns()
+        ended = self._clock.now_ns()  # a served task spent no time: its view keeps the record's
         record = TaskRecord.settle(task.id, "success", output=hit.output, attempts=0,
                                    started_at=ended - hit.duration_ms * 1_000_000,
                                    ended_at=ended, bindings=hit.bindings)
-        del started  # a served task spent no time of its own; its view keeps the recorded one
         return self._settle(record, notes)
 
     def _park(self, task_id: str, payload: Mapping[str, Any]) -> None:
