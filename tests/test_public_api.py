@@ -22,6 +22,7 @@ PINNED = [
     "ToolCall",
     "ToolDefinition",
     "ToolExecutor",
+    "ToolFailure",
     "ToolResult",
     "Usage",
     "Verdict",

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nika.agent import CompositeExecutor, InMemoryExecutor, ToolDefinition, ToolResult
+from nika.agent import CompositeExecutor, InMemoryExecutor, ToolDefinition, ToolFailure, ToolResult
 from nika.agent.fakes import RecordingExecutor, definition
 from nika.errors import NikaError
 
@@ -60,6 +60,25 @@ async def test_in_memory_turns_raises_into_typed_error_results() -> None:
     buggy = await EXECUTOR.call("nika:buggy", {})
     assert buggy.is_error and buggy.error is not None and buggy.error.code == "NIKA-IMPL-001"
     assert "KeyError" in buggy.error.detail and "'nika:buggy'" in buggy.error.detail
+
+
+def _raise_transient(_: Mapping[str, Any]) -> str:
+    raise NikaError("NIKA-TIMEOUT-001", "upstream slow", transient=True, details={"s": 3})
+
+
+async def test_a_raised_error_is_one_typed_failure_with_its_transience_and_details() -> None:
+    executor = InMemoryExecutor([(definition("nika:slow"), _raise_transient)])
+    result = await executor.call("nika:slow", {})
+    failure = result.error
+    assert failure == ToolFailure("NIKA-TIMEOUT-001", "timeout_error", "upstream slow", True,
+                                  {"s": 3})
+    assert failure.to_error().to_dict() == json.loads(result.content)
+
+
+def test_a_typed_error_makes_an_error_result() -> None:
+    failure = ToolFailure("NIKA-INVOKE-002", "validation_error", "bad")
+    assert ToolResult("text", error=failure).is_error
+    assert ToolResult.failed(failure) == ToolResult(failure.to_json(), True, failure)
 
 
 async def test_in_memory_unknown_tool_names_what_exists() -> None:

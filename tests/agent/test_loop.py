@@ -48,7 +48,7 @@ from nika.agent.fakes import (
     definition,
 )
 from nika.agent.observe import AgentEvent
-from nika.agent.seams import MALFORMED_ARGS_KEY
+from nika.agent.seams import CallId, ToolCall
 from nika.errors import NikaError
 
 
@@ -282,14 +282,38 @@ async def test_a_whitelisted_name_nobody_serves_is_fed_back_as_unknown() -> None
 
 async def test_arguments_the_adapter_could_not_decode_are_fed_back_not_dispatched() -> None:
     ex = RecordingExecutor(["nika:read"])
-    bad = {MALFORMED_ARGS_KEY: "the tool call's arguments were rejected: not JSON"}
-    script = [calling(call("nika:read", bad)), answer("retried in words")]
+    why = "the tool call's arguments were rejected: not JSON"
+    bad = ToolCall(CallId(""), "nika:read", {}, args_error=why)
+    script = [calling(bad), answer("retried in words")]
     result, provider, _ = await run(spec(["nika:read"]), script, ex)
     fed = provider.requests[1].messages[-1]
     assert isinstance(fed, ToolResultMessage) and fed.is_error
     wire = json.loads(fed.content)
     assert wire["code"] == "NIKA-INVOKE-002" and "not JSON" in wire["detail"]
     assert ex.dispatched == [] and result.output == "retried in words"
+
+
+@pytest.mark.parametrize("screened", [False, True])
+async def test_undecodable_arguments_are_never_replayed_as_the_models_own(screened: bool) -> None:
+    # The adapter's words (or the loop's own screening of non-JSON data) reach the model as
+    # the tool's error only: the call the next request replays carries no engine text.
+    ex = RecordingExecutor(["nika:read"])
+    why = "the tool call's arguments were rejected: they are not valid JSON"
+    bad = (call("nika:read", {"path": {"a", "b"}}) if screened
+           else ToolCall(CallId("c1"), "nika:read", {}, args_error=why))
+    script = [calling(bad), answer("ok")]
+    _, provider, obs = await run(spec(["nika:read"]), script, ex)
+    replayed = provider.requests[1].messages[-2]
+    assert isinstance(replayed, AssistantMessage)
+    [sent] = replayed.tool_calls
+    assert dict(sent.args) == {} and sent.args_error is not None
+    assert sent.args_error not in json.dumps(dict(sent.args))
+    fed = provider.requests[1].messages[-1]
+    assert isinstance(fed, ToolResultMessage)
+    assert sent.args_error in json.loads(fed.content)["detail"]
+    [done] = obs.of(ToolCompleted)
+    assert dict(done.arguments) == {} and done.error_code == "NIKA-INVOKE-002"
+    assert ex.dispatched == []
 
 
 # --- tool results ------------------------------------------------------------------------

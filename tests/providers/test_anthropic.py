@@ -20,7 +20,7 @@ from nika.agent.seams import (
     UserMessage,
 )
 from nika.errors import NikaError
-from nika.providers import MALFORMED_ARGS_KEY, RetryingProvider, resolve_provider
+from nika.providers import RetryingProvider, resolve_provider
 from nika.providers._wire import wire_name
 from nika.providers.anthropic import DEFAULT_MAX_TOKENS, AnthropicProvider
 
@@ -179,13 +179,14 @@ async def test_missing_usage_is_none(server: ScriptedServer, provider: Anthropic
     assert resp.usage is None and resp.stop_reason == "max_tokens"
 
 
-async def test_non_object_tool_input_becomes_the_marker(
+async def test_non_object_tool_input_becomes_the_calls_args_error(
     server: ScriptedServer, provider: AnthropicProvider
 ) -> None:
     server.script(Reply(json=anthropic_message(blocks=[tool_use("t1", "nika:read", "a.py")])))
     resp = await provider.complete(ask(tools=(READ,)))
-    assert list(resp.tool_calls[0].args) == [MALFORMED_ARGS_KEY]
-    assert "not a JSON object" in resp.tool_calls[0].args[MALFORMED_ARGS_KEY]
+    (call,) = resp.tool_calls
+    assert dict(call.args) == {}
+    assert call.args_error is not None and "not a JSON object" in call.args_error
 
 
 @pytest.mark.parametrize(

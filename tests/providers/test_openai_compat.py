@@ -23,7 +23,7 @@ from nika.agent.seams import (
     UserMessage,
 )
 from nika.errors import NikaError
-from nika.providers import MALFORMED_ARGS_KEY, RetryingProvider, resolve_provider
+from nika.providers import RetryingProvider, resolve_provider
 from nika.providers._wire import wire_name
 from nika.providers.openai_compat import OpenAICompatProvider
 
@@ -166,15 +166,14 @@ async def test_a_call_to_a_tool_no_longer_offered_maps_back(
         ('["a.txt"]', "JSON array, not an object"),
     ],
 )
-async def test_malformed_tool_arguments_become_a_clear_marker(
+async def test_malformed_tool_arguments_become_the_calls_args_error(
     server: ScriptedServer, provider: OpenAICompatProvider, arguments: str, fragment: str
 ) -> None:
     server.script(Reply(json=chat_completion(tool_calls=[("c1", "nika_read_x", arguments)])))
     resp = await provider.complete(ask(tools=(READ,)))
     (call,) = resp.tool_calls
-    assert list(call.args) == [MALFORMED_ARGS_KEY]
-    assert fragment in call.args[MALFORMED_ARGS_KEY]
-    assert arguments in call.args[MALFORMED_ARGS_KEY]
+    assert dict(call.args) == {} and call.args_error is not None
+    assert fragment in call.args_error and arguments in call.args_error
 
 
 async def test_empty_arguments_are_an_empty_object(
@@ -397,3 +396,37 @@ async def test_run_agent_full_tool_calling_round_trip(server: ScriptedServer) ->
         "tool_call_id": "c1",
         "content": "a.txt\nb.txt",
     }
+
+
+async def test_undecodable_arguments_replay_as_empty_never_as_the_engines_text(
+    server: ScriptedServer,
+) -> None:
+    # Reproduces issue 18: the next request must not carry nika's refusal as if the model had
+    # written it as the call's arguments; the refusal is the tool message only.
+    listed: list[Mapping[str, Any]] = []
+    tools = InMemoryExecutor([(LIST, lambda args: listed.append(args) or "a.txt")])
+    server.script(
+        Reply(
+            json=chat_completion(
+                tool_calls=[("c1", wire_name("mcp:fs/list_dir"), '{"dir": ".",')],
+                finish_reason="tool_calls",
+            )
+        ),
+        Reply(json=chat_completion(content="sorry")),
+    )
+    provider = resolve_provider(
+        "ollama/qwen3.5:9b", env={"NIKA_OLLAMA_BASE_URL": server.url + "/v1"}, timeout=5.0
+    )
+    spec = AgentSpec(prompt="What is here?", model="ollama/qwen3.5:9b", tools=["mcp:fs/*"])
+    try:
+        result = await run_agent(spec, provider=provider, tools=tools)
+    finally:
+        await provider.aclose()  # type: ignore[attr-defined]
+    assert result.output == "sorry" and listed == []
+    replay, fed = server.requests[1].json()["messages"][-2:]
+    assert replay["tool_calls"][0]["function"]["arguments"] == "{}"
+    assert "rejected" not in json.dumps(replay)
+    assert fed["role"] == "tool" and fed["tool_call_id"] == "c1"
+    assert fed["content"].startswith("[tool error] ")
+    error = json.loads(fed["content"].removeprefix("[tool error] "))
+    assert error["code"] == "NIKA-INVOKE-002" and "not valid JSON" in error["detail"]

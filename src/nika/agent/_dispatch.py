@@ -9,16 +9,9 @@ from dataclasses import dataclass
 from time import perf_counter
 
 from nika.agent._universe import Universe
-from nika.agent.executors import failure_result, raised_result, unknown_tool
+from nika.agent.executors import raised_result, unknown_tool
 from nika.agent.intrinsic import Finish, LoopContext
-from nika.agent.seams import (
-    MALFORMED_ARGS_KEY,
-    CallId,
-    ToolCall,
-    ToolExecutor,
-    ToolResult,
-    non_json,
-)
+from nika.agent.seams import CallId, ToolCall, ToolExecutor, ToolResult, non_json
 from nika.errors import NikaError
 
 
@@ -35,7 +28,7 @@ class Served:
 class CallIds:
     """Keeps provider call ids; mints `call_<turn>_<index>` for missing or repeated ones, and
     screens each call's arguments: a library provider handing over non-JSON data (a set, a
-    non-string key) gets the call marked malformed (`NIKA-INVOKE-002` fed back, never
+    non-string key) gets the call's `args_error` set (`NIKA-INVOKE-002` fed back, never
     dispatched) before any tool, guard or transcript touches it."""
 
     __slots__ = ("_seen",)
@@ -54,12 +47,12 @@ class CallIds:
                 while call_id in seen:
                     suffix += 1
                     call_id = CallId(f"call_{turn}_{index}_{suffix}")
-                call = ToolCall(call_id, call.name, call.args)
+                call = ToolCall(call_id, call.name, call.args, call.args_error)
             problem = non_json(call.args) if isinstance(call.args, Mapping) else "args is not a map"
-            if problem is not None and MALFORMED_ARGS_KEY not in call.args:
-                call = ToolCall(call_id, call.name, {MALFORMED_ARGS_KEY: (
+            if problem is not None and call.args_error is None:
+                call = ToolCall(call_id, call.name, {}, (
                     f"the arguments of this {call.name} call are not a JSON object ({problem}); "
-                    "send plain JSON: string keys, numbers, strings, booleans, null, lists")})
+                    "send plain JSON: string keys, numbers, strings, booleans, null, lists"))
             seen.add(call_id)
             out.append(call)
         return tuple(out)
@@ -97,11 +90,10 @@ class Dispatcher:
         started = perf_counter()
         finish: Finish | None = None
         intrinsic = self._universe.intrinsics.get(call.name)
-        malformed = call.args.get(MALFORMED_ARGS_KEY)
         try:
-            if isinstance(malformed, str):  # the adapter could not decode the arguments
-                result = failure_result(
-                    NikaError("NIKA-INVOKE-002", malformed, details={"tool": call.name})
+            if call.args_error is not None:  # the model's arguments could not be taken
+                result = ToolResult.failed(
+                    NikaError("NIKA-INVOKE-002", call.args_error, details={"tool": call.name})
                 )
             elif intrinsic is not None:
                 outcome = await intrinsic.serve(call.args, self._context(turn))

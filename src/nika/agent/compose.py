@@ -22,7 +22,6 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
-from nika.agent.executors import failure_result
 from nika.agent.observe import ComposeChecked
 from nika.agent.seams import ToolDefinition, ToolName, ToolResult
 from nika.check import RUNGS, Verdict, check
@@ -178,7 +177,7 @@ class ComposeIntrinsic:
 
 
 def _refuse(code: str, detail: str) -> ToolResult:
-    return failure_result(NikaError(code, detail, details={"tool": "nika:compose"}))
+    return ToolResult.failed(NikaError(code, detail, details={"tool": "nika:compose"}))
 
 
 def _kind(value: Any) -> str:

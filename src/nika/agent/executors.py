@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from nika.agent.seams import ToolDefinition, ToolExecutor, ToolFailure, ToolResult
+from nika.agent.seams import ToolDefinition, ToolExecutor, ToolResult
 from nika.errors import NikaError
 
 _DETAIL_CHARS = 500
@@ -20,23 +20,14 @@ ToolFunction = Callable[[Mapping[str, Any]], Any]
 JSON value (serialised as the content and kept as `structured`)."""
 
 
-def failure_result(error: NikaError) -> ToolResult:
-    """A `NikaError` as the tool result the model reads: its wire shape as JSON."""
-    return ToolResult(
-        content=json.dumps(error.to_dict(), ensure_ascii=False, default=str),
-        is_error=True,
-        error=ToolFailure(error.code, error.category, error.detail),
-    )
-
-
 def raised_result(name: str, exc: Exception) -> ToolResult:
     """Translate an exception a tool raised into a typed error result (the loop goes on)."""
     if isinstance(exc, NikaError):
-        return failure_result(exc)
+        return ToolResult.failed(exc)
     message = str(exc)
     if len(message) > _DETAIL_CHARS:
         message = message[: _DETAIL_CHARS - 1] + "…"
-    return failure_result(
+    return ToolResult.failed(
         NikaError(
             "NIKA-IMPL-001",
             f"tool {name!r} raised {type(exc).__name__}: {message}; the tool's implementation "
@@ -50,7 +41,7 @@ def unknown_tool(name: str, known: Iterable[str]) -> ToolResult:
     """The result for a call to a name no executor serves."""
     names = sorted(known)
     shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
-    return failure_result(
+    return ToolResult.failed(
         NikaError(
             "NIKA-INVOKE-001",
             f"no tool named {name!r} is available; call one of: {shown or '(none)'}",

@@ -23,7 +23,8 @@ from typing import Any, Final, Protocol
 from nika.agent.compose import ComposeIntrinsic
 from nika.agent.config import AgentConfig
 from nika.agent.observe import AgentEvent
-from nika.agent.seams import ToolDefinition, ToolFailure, ToolName, ToolResult
+from nika.agent.seams import ToolDefinition, ToolName, ToolResult
+from nika.errors import NikaError
 
 EventSink = Callable[[type[AgentEvent], Mapping[str, Any]], None]
 
@@ -102,16 +103,15 @@ class DoneIntrinsic:
     async def serve(self, args: Mapping[str, Any], ctx: LoopContext) -> IntrinsicOutcome:
         extra = sorted(k for k in args if k != "result")
         if extra:
-            return ToolResult(
+            return ToolResult.failed(
+                NikaError(
+                    "NIKA-INVOKE-002",
+                    f"nika:done got unexpected arguments {extra!r}; pass only `result`",
+                    details={"tool": "nika:done"},
+                ),
                 content=(
                     f"nika:done takes one optional argument, `result`; got {extra!r}. "
                     "Call it again with only `result` (or no arguments)."
-                ),
-                is_error=True,
-                error=ToolFailure(
-                    "NIKA-INVOKE-002",
-                    "validation_error",
-                    f"nika:done got unexpected arguments {extra!r}; pass only `result`",
                 ),
             )
         return Finish(result=args.get("result"), has_result="result" in args)

@@ -8,10 +8,13 @@ behind one of these.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal, NewType, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, NewType, Protocol, runtime_checkable
+
+from nika.errors import NikaError
 
 if TYPE_CHECKING:
     from nika.agent.observe import AgentEvent
@@ -23,12 +26,6 @@ CallId = NewType("CallId", str)
 """A tool-call id, as the provider sent it or as the loop minted it."""
 
 ToolSource = Literal["builtin", "mcp", "other"]
-
-MALFORMED_ARGS_KEY: Final = "__nika_malformed_arguments__"
-"""A provider adapter whose model sent arguments that are not a JSON object puts its message
-for the model under this key instead; the loop feeds that message back as the tool's error and
-never dispatches the call."""
-
 
 def non_json(value: Any, at: str = "args") -> str | None:
     """Where `value` stops being plain JSON data — string keys at every depth, finite numbers,
@@ -66,30 +63,70 @@ class ToolDefinition:
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """A model's request to call one tool."""
+    """A model's request to call one tool.
+
+    `args_error` says why the model's arguments could not be taken (not a JSON object, not
+    plain JSON data); `args` is then empty. Such a call is never dispatched: the model reads
+    `args_error` as the tool's error (`NIKA-INVOKE-002`), and the transcript replays the call
+    with empty arguments — never the engine's words as if the model had sent them.
+    """
 
     id: CallId
     name: str
     args: Mapping[str, Any]
+    args_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ToolFailure:
-    """The structured half of a failed tool result (a `NikaError` flattened for the wire)."""
+    """Why a tool call failed: a `NikaError` as frozen data, the one shape every executor
+    (builtins, MCP, in-memory, a verb attempt shipped to a Ray worker) hands to the loop and
+    the runtime. `transient` is decided where the executor translates its failures (its
+    boundary table), never read from what the tool returned."""
 
     code: str
     category: str
     detail: str
+    transient: bool = False
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, error: NikaError) -> ToolFailure:
+        return cls(error.code, error.category, error.detail, error.transient, dict(error.details))
+
+    def to_error(self) -> NikaError:
+        """The `NikaError` this failure is, as the runtime raises it (retry reads `transient`)."""
+        return NikaError(self.code, self.detail, category=self.category,
+                         transient=self.transient, details=self.details)
+
+    def to_json(self) -> str:
+        """The failure as the model reads it: the error's wire shape (`NikaError.to_dict`)."""
+        return json.dumps(self.to_error().to_dict(), ensure_ascii=False, default=str)
 
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
-    """What a tool call produced. `content` is the text fed back to the model."""
+    """What a tool call produced. `content` is the text fed back to the model; a result with a
+    typed `error` is an error result (`is_error` then always holds). `structured` is the tool's
+    value, never read for the failure."""
 
     content: str
     is_error: bool = False
     error: ToolFailure | None = None
     structured: Any = None
+
+    def __post_init__(self) -> None:
+        if self.error is not None and not self.is_error:
+            object.__setattr__(self, "is_error", True)
+
+    @classmethod
+    def failed(cls, failure: ToolFailure | NikaError, content: str | None = None,
+               structured: Any = None) -> ToolResult:
+        """An error result: `content` (default: the failure's JSON) is what the model reads."""
+        if isinstance(failure, NikaError):
+            failure = ToolFailure.of(failure)
+        text = failure.to_json() if content is None else content
+        return cls(text, True, failure, structured)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +202,7 @@ class Provider(Protocol):
 @runtime_checkable
 class ToolExecutor(Protocol):
     """Serves a universe of tools. `call` never raises for a tool-side failure: it returns
-    a `ToolResult` with `is_error=True` and a `ToolFailure`."""
+    an error `ToolResult` carrying a `ToolFailure` (`ToolResult.failed`)."""
 
     def definitions(self) -> Sequence[ToolDefinition]: ...
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from nika.agent.seams import MALFORMED_ARGS_KEY, Provider
+from nika.agent.seams import Provider
 from nika.errors import NikaError
 from nika.providers.retry import RetryingProvider
 from nika.syntax.providers import (
@@ -23,7 +23,6 @@ from nika.syntax.providers import (
 
 __all__ = [
     "KNOWN_PROVIDERS",
-    "MALFORMED_ARGS_KEY",
     "PROVIDERS",
     "ModelRef",
     "ProviderInfo",

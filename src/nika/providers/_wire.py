@@ -14,13 +14,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from nika.agent.seams import MALFORMED_ARGS_KEY, AssistantMessage, ModelRequest
+from nika.agent.seams import AssistantMessage, ModelRequest
 
 _LEGAL: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _ILLEGAL_CHAR: Final = re.compile(r"[^A-Za-z0-9_-]")
-
-"""The single key of the args a provider returns when the model's arguments were not a JSON
-object; its value is a prescriptive message for the model (the raw text is quoted, truncated)."""
 
 _RAW_EXCERPT: Final = 200
 _JSON_KINDS: Final[Mapping[type, str]] = {
@@ -51,28 +48,26 @@ def reverse_table(request: ModelRequest) -> dict[str, str]:
     return {wire_name(n): n for n in names}
 
 
-def decode_args(raw: str | None) -> Mapping[str, Any]:
-    """A tool call's JSON arguments as a mapping; never raises.
+def decode_args(raw: str | None) -> tuple[Mapping[str, Any], str | None]:
+    """A tool call's JSON arguments as `(args, args_error)`; never raises.
 
-    Empty arguments mean `{}`. Anything that is not a JSON object becomes the
-    `MALFORMED_ARGS_KEY` marker so the loop can feed a clear error back to the model.
+    Empty arguments mean `{}`. Anything that is not a JSON object gives empty args and a
+    prescriptive `args_error` (the raw text quoted, truncated) for the loop to feed back.
     """
     if raw is None or not raw.strip():
-        return {}
+        return {}, None
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
         problem = f"they are not valid JSON ({exc.msg} at position {exc.pos})"
     else:
         if isinstance(value, dict):
-            return value
+            return value, None
         kind = _JSON_KINDS.get(type(value), "value")
         problem = f"they decode to a JSON {kind}, not an object"
     excerpt = raw if len(raw) <= _RAW_EXCERPT else raw[:_RAW_EXCERPT] + "..."
-    return {
-        MALFORMED_ARGS_KEY: f"the tool call's arguments were rejected: {problem}; "
-        f"resend the call with a single JSON object as arguments. Received: {excerpt!r}"
-    }
+    return {}, (f"the tool call's arguments were rejected: {problem}; "
+                f"resend the call with a single JSON object as arguments. Received: {excerpt!r}")
 
 
 def plain(value: Any) -> Any:

@@ -8,7 +8,6 @@ import anthropic
 from anthropic.types import Message
 
 from nika.agent.seams import (
-    MALFORMED_ARGS_KEY,
     AssistantMessage,
     CallId,
     ModelRequest,
@@ -147,11 +146,13 @@ def _response(raw: object, ctx: ErrorContext, reverse: dict[str, str]) -> ModelR
             name, call_id = getattr(block, "name", None), getattr(block, "id", None)
             if not isinstance(name, str):
                 raise malformed(ctx, f"content[{index}] is a tool_use block without a name")
+            args, args_error = _input(getattr(block, "input", None))
             calls.append(
                 ToolCall(
                     id=CallId(call_id if isinstance(call_id, str) and call_id else f"call_{index}"),
                     name=reverse.get(name, name),
-                    args=_input(getattr(block, "input", None)),
+                    args=args,
+                    args_error=args_error,
                 )
             )
     stop = _STOP.get(raw.stop_reason, "other")
@@ -162,15 +163,15 @@ def _response(raw: object, ctx: ErrorContext, reverse: dict[str, str]) -> ModelR
     )
 
 
-def _input(value: object) -> dict[str, Any]:
+def _input(value: object) -> tuple[dict[str, Any], str | None]:
+    """A tool_use block's `input` as `(args, args_error)` (see `ToolCall.args_error`)."""
     if isinstance(value, dict):
-        return value
+        return value, None
     if value is None:
-        return {}
-    return {
-        MALFORMED_ARGS_KEY: "the tool call's input was rejected: it is not a JSON object; "
-        f"resend the call with a single JSON object as input. Received: {str(value)[:200]!r}"
-    }
+        return {}, None
+    received = str(value)[:200]
+    return {}, ("the tool call's input was rejected: it is not a JSON object; "
+                f"resend the call with a single JSON object as input. Received: {received!r}")
 
 
 def _usage(raw: Message) -> Usage | None:

@@ -147,13 +147,9 @@ def _response(raw: object, ctx: ErrorContext, reverse: dict[str, str]) -> ModelR
         if function is None or not isinstance(function.name, str):
             raise malformed(ctx, f"tool_calls[{index}] has no function name")
         call_id = tc.id if isinstance(tc.id, str) and tc.id else f"call_{index}"
-        calls.append(
-            ToolCall(
-                id=CallId(call_id),
-                name=reverse.get(function.name, function.name),
-                args=decode_args(function.arguments),
-            )
-        )
+        args, args_error = decode_args(function.arguments)
+        name = reverse.get(function.name, function.name)
+        calls.append(ToolCall(CallId(call_id), name, args, args_error))
     stop = _STOP.get(choice.finish_reason, "other")
     if calls:
         # Several compatible servers report "stop" on a turn that carries tool calls.

@@ -43,6 +43,10 @@ class _Row:
 
 
 _FIX_CALL: Final = "fix the arguments to match the tool's inputSchema"
+
+_REPORTED: Final = _Row((), CALL_FAILED, False, False, "{target} reported an error: {message}")
+"""A tool that answers `isError`: its words, never its payload's claims, and never transient —
+a tool that wants a retry cannot ask for one through the data it returns."""
 _GONE: Final = "its tools are unavailable for the rest of this run"
 
 _TABLE: Final[tuple[_Row, ...]] = (
@@ -219,6 +223,15 @@ def translate(
         details["stderr_tail"] = mask(tail, secrets)
     error = NikaError(row.code, mask(detail, secrets), transient=row.transient, details=details)
     return Translated(error=error, lost=row.lost)
+
+
+def reported(server: str, tool: str, said: str) -> NikaError:
+    """The failure of a call the tool itself answered with `isError` (`said`: its masked,
+    excerpted text)."""
+    row = _REPORTED
+    detail = row.detail.format(target=f"mcp:{server}/{tool}", message=said or "no message")
+    return NikaError(row.code, detail, transient=row.transient,
+                     details={"server": server, "tool": tool})
 
 
 def _matches(row: _Row, leaf: BaseException, rpc: int | None, phase: Phase) -> bool:

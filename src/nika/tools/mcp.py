@@ -11,7 +11,8 @@ Servers start lazily - on `load_definitions`, or on the first `call` naming them
 when the `async with` block ends. `call` never raises for a failure on the tool side: the
 result carries `is_error=True` and a `ToolFailure`, for the agent loop to feed back:
 
-- the tool answered `isError` / the server rejected the call: NIKA-MCP-002 (`tool_error`);
+- the tool answered `isError` / the server rejected the call: NIKA-MCP-002 (`tool_error`),
+  never transient — whatever the tool's own payload says (`_mcp_errors` decides, by its table);
 - the call overran `call_timeout`: NIKA-MCP-002, transient;
 - the server is not configured, failed to start or died: NIKA-MCP-001, and that server's tools
   leave `definitions()` while the other servers keep working;
@@ -27,7 +28,6 @@ offered at all, so no MCP server can pose as a builtin.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Callable, Collection, Mapping
@@ -37,11 +37,11 @@ from typing import Any, Final, Literal, Self
 import anyio
 from mcp_types import CallToolResult
 
-from nika.agent.seams import ToolDefinition, ToolFailure, ToolName, ToolResult
+from nika.agent.seams import ToolDefinition, ToolName, ToolResult
 from nika.errors import NikaError
 from nika.syntax.toolref import MCP_SERVER, MCP_TOOL
 from nika.tools._mcp_connection import Connection, Limits
-from nika.tools._mcp_errors import CALL_FAILED, SERVER_DOWN
+from nika.tools._mcp_errors import SERVER_DOWN, reported
 from nika.tools._mcp_render import canonical_json, render, truncate
 from nika.tools._mcp_secrets import mask, mask_value
 from nika.tools.mcp_registry import McpRegistry
@@ -150,7 +150,7 @@ class McpExecutor:
         """Call `mcp:<server>/<tool>`, starting its server first if needed."""
         match = NAME_RE.match(name)
         if match is None:
-            return _failed(
+            return ToolResult.failed(
                 NikaError(
                     _UNKNOWN_TOOL,
                     f"{name!r} is not an MCP tool name; call MCP tools as mcp:<server>/<tool>",
@@ -159,11 +159,11 @@ class McpExecutor:
         server, tool = match.groups()
         conn, failure = await self._ensure(server)
         if failure is not None:
-            return _failed(failure)
+            return ToolResult.failed(failure)
         assert conn is not None
         if not any(t.name == tool for t in conn.tools):
             offered = ", ".join(d.name for d in self._defs[server]) or "no tools"
-            return _failed(
+            return ToolResult.failed(
                 NikaError(
                     _UNKNOWN_TOOL,
                     f"MCP server {server!r} has no tool {tool!r}; it offers: {offered}",
@@ -172,8 +172,8 @@ class McpExecutor:
             )
         outcome = await conn.call(tool, args)
         if isinstance(outcome, NikaError):
-            return _failed(outcome)
-        return self._result(name, outcome, conn.spec.secrets)
+            return ToolResult.failed(outcome)
+        return self._result(server, tool, outcome, conn.spec.secrets)
 
     async def _ensure(self, server: str) -> tuple[Connection | None, NikaError | None]:
         """The connection to `server`, started and ready, or why there is none."""
@@ -195,21 +195,19 @@ class McpExecutor:
             self._defs[server] = _definitions(server, conn)
         return conn, failure
 
-    def _result(self, name: str, outcome: CallToolResult, secrets: tuple[str, ...]) -> ToolResult:
+    def _result(self, server: str, tool: str, outcome: CallToolResult,
+                secrets: tuple[str, ...]) -> ToolResult:
         structured = mask_value(outcome.structured_content, secrets)
         text = truncate(mask(render(outcome.content, structured), secrets), self._cap)
         if structured is not None and len(canonical_json(structured).encode()) > self._cap:
             structured = None
         if not outcome.is_error:
             return ToolResult(content=text, structured=structured)
-        excerpt = text[:_ERROR_EXCERPT] + ("..." if len(text) > _ERROR_EXCERPT else "")
-        detail = f"{name} reported an error: {excerpt or 'no message'}"
-        return ToolResult(
-            content=text or detail,
-            is_error=True,
-            error=ToolFailure(CALL_FAILED, "tool_error", detail),
-            structured=structured,
-        )
+        # The tool's words are the model's feedback; its payload decides nothing (transience
+        # included): the failure is the boundary table's.
+        failure = reported(server, tool, text[:_ERROR_EXCERPT] + (
+            "..." if len(text) > _ERROR_EXCERPT else ""))
+        return ToolResult.failed(failure, content=text or failure.detail, structured=structured)
 
 
 def _definitions(server: str, conn: Connection) -> tuple[ToolDefinition, ...]:
@@ -244,12 +242,3 @@ def _not_configured(server: str, registry: McpRegistry, missing: bool) -> NikaEr
     else:
         detail = f"MCP server {server!r} is configured but not available to this run"
     return NikaError(SERVER_DOWN, detail, transient=False, details={"server": server})
-
-
-def _failed(error: NikaError) -> ToolResult:
-    """The error as the model reads it: its wire shape as JSON, like every other executor's."""
-    return ToolResult(
-        content=json.dumps(error.to_dict(), ensure_ascii=False, default=str),
-        is_error=True,
-        error=ToolFailure(error.code, error.category, error.detail),
-    )

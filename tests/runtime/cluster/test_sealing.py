@@ -9,6 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nika.agent.observe import ToolsSelected
+from nika.agent.seams import ToolFailure
+from nika.errors import NikaError
 from nika.runtime.cluster.sealing import Sealer, placeholder
 
 DRIVER = Sealer({"token": "s3cr3t", "long": "s3cr3t-and-more"})
@@ -39,6 +41,17 @@ def test_typed_agent_events_are_sealed_field_by_field() -> None:
     sealed = DRIVER.seal(event)
     assert isinstance(sealed, ToolsSelected) and "s3cr3t" not in repr(sealed)
     assert DRIVER.unseal(sealed) == event
+
+
+def test_an_attempts_failure_crosses_as_one_typed_value_and_keeps_its_transience() -> None:
+    # What a worker sends for a failed attempt (`("error", failure, notes)`): the driver
+    # raises exactly the worker's error, its transience intact, no secret on the wire.
+    error = NikaError("NIKA-EXEC-001", "curl -H 's3cr3t' failed", transient=True,
+                      details={"argv": ["curl", "s3cr3t"]})
+    wire = pickle.loads(pickle.dumps(DRIVER.seal(ToolFailure.of(error))))
+    assert isinstance(wire, ToolFailure) and b"s3cr3t" not in pickle.dumps(wire)
+    back = DRIVER.unseal(wire).to_error()
+    assert back.to_dict() == error.to_dict()
 
 
 def test_no_secrets_is_the_identity() -> None:

@@ -2,8 +2,6 @@ from __future__ import annotations
 
 import pytest
 
-from nika.tools.builtins import error_of
-
 
 async def test_convert_json_rows_to_csv_as_the_fixture_measures(make):
     rows = [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]
@@ -43,17 +41,17 @@ async def test_convert_directions(make, args, expected):
 
 async def test_convert_refusals(make):
     ex = make()
-    identity = error_of(
+    identity = (
         await ex.call("nika:convert", {"input": "{}", "from": "json", "to": "json"})
-    )
-    unparsable = error_of(
+    ).error
+    unparsable = (
         await ex.call("nika:convert", {"input": "{nope", "from": "json", "to": "yaml"})
-    )
-    guard = error_of(
+    ).error
+    guard = (
         await ex.call(
             "nika:convert", {"input": [], "from": "json", "to": "csv", "formula_guard": "yes"}
         )
-    )
+    ).error
     assert identity is not None and identity.code == "NIKA-BUILTIN-CONVERT-001"
     assert unparsable is not None and unparsable.code == "NIKA-BUILTIN-CONVERT-002"
     assert guard is not None and guard.code == "NIKA-BUILTIN-CONVERT-001"

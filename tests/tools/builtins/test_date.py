@@ -4,8 +4,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from nika.tools.builtins import error_of
-
 NOW = datetime(2026, 5, 23, 9, 0, 0, tzinfo=UTC)
 
 
@@ -51,7 +49,7 @@ async def test_date_ops(make, args, expected):
     ],
 )
 async def test_date_refusals_are_date_001(make, args):
-    err = error_of(await make(now=lambda: NOW).call("nika:date", args))
+    err = (await make(now=lambda: NOW).call("nika:date", args)).error
     assert err is not None and err.code == "NIKA-BUILTIN-DATE-001"
 
 
@@ -82,6 +80,6 @@ async def test_check_refuses_exactly_the_literals_the_run_refuses(make, args):
     )
     verdict = check(source)
     result = await make(now=lambda: NOW).call("nika:date", args)
-    ran = error_of(result)
+    ran = result.error
     static = [e.code for e in verdict.errors]
     assert static == ([ran.code] if ran is not None else []), (static, ran)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from nika.agent.seams import ToolExecutor
 from nika.check._builtin_contracts import BUILTINS as STATIC_BUILTINS
-from nika.tools.builtins import BUILTINS, BuiltinExecutor, error_of
+from nika.tools.builtins import BUILTINS, BuiltinExecutor
 
 
 def test_definitions_sorted_builtin_and_satisfy_the_seam(make: Callable[..., BuiltinExecutor]):
@@ -40,20 +41,20 @@ async def test_loop_served_names_are_refused_with_their_home(make: Callable[...,
 
 async def test_schema_failure_names_the_path(make: Callable[..., BuiltinExecutor]):
     result = await make().call("nika:read", {"path": 3})
-    err = error_of(result)
+    err = result.error
     assert err is not None and err.code == "NIKA-INVOKE-002"
     assert err.details["path"] == ["path"]
     assert "/path" in err.detail
 
 
 async def test_missing_required_arg_names_it(make: Callable[..., BuiltinExecutor]):
-    err = error_of(await make().call("nika:write", {"path": "a.txt"}))
+    err = (await make().call("nika:write", {"path": "a.txt"})).error
     assert err is not None and err.code == "NIKA-INVOKE-002"
     assert err.details["path"] == ["content"]
 
 
 async def test_unknown_arg_is_refused(make: Callable[..., BuiltinExecutor]):
-    err = error_of(await make().call("nika:jq", {"expression": ".", "query": "."}))
+    err = (await make().call("nika:jq", {"expression": ".", "query": "."})).error
     assert err is not None and err.code == "NIKA-INVOKE-002"
     assert "query" in err.detail
 
@@ -78,7 +79,7 @@ async def test_a_crash_is_an_internal_error_result(make: Callable[..., BuiltinEx
 
     ex = make(events=broken, inspect=Exploding())
     assert not (await ex.call("nika:log", {"message": "hi"})).is_error
-    err = error_of(await ex.call("nika:inspect", {"view": "cost"}))
+    err = (await ex.call("nika:inspect", {"view": "cost"})).error
     assert err is not None and err.code == "NIKA-IMPL-001" and err.category == "internal_error"
 
 
@@ -90,8 +91,9 @@ async def test_for_task_rebinds_the_effect_owner(make: Callable[..., BuiltinExec
 
 async def test_error_results_carry_transience_and_details(make: Callable[..., BuiltinExecutor]):
     result = await make().call("nika:read", {"path": "missing.txt"})
-    err = error_of(result)
+    err = result.error
     assert err is not None and err.code == "NIKA-BUILTIN-READ-001"
     assert err.category == "tool_error" and err.transient is False
-    assert result.content.startswith("NIKA-BUILTIN-READ-001: ")
-    assert error_of(await make().call("nika:uuid", {})) is None
+    # The model reads the same wire shape every executor feeds back.
+    assert json.loads(result.content) == err.to_error().to_dict()
+    assert (await make().call("nika:uuid", {})).error is None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nika.tools.builtins import BuiltinExecutor, error_of
+from nika.tools.builtins import BuiltinExecutor
 
 GRANT = frozenset({"127.0.0.1"})
 
@@ -30,7 +30,7 @@ async def test_fetch_raw_through_the_loopback_grant(fetcher, server, judge):
 
 async def test_loopback_without_a_grant_is_ssrf_blocked_before_connecting(make, server):
     server.route("/", "x")
-    err = error_of(await make().call("nika:fetch", {"url": server.url("/")}))
+    err = (await make().call("nika:fetch", {"url": server.url("/")})).error
     assert err is not None and err.code == "NIKA-SEC-005" and err.category == "security_error"
     assert server.requests == []
 
@@ -38,7 +38,7 @@ async def test_loopback_without_a_grant_is_ssrf_blocked_before_connecting(make, 
 async def test_localhost_grant_does_not_clear_127_0_0_1(make, server):
     server.route("/", "x")
     ex = make(loopback_grants=frozenset({"localhost"}))
-    err = error_of(await ex.call("nika:fetch", {"url": server.url("/")}))
+    err = (await ex.call("nika:fetch", {"url": server.url("/")})).error
     assert err is not None and err.code == "NIKA-SEC-005"
     ok = await ex.call("nika:fetch", {"url": f"http://localhost:{server.port}/", "mode": "raw"})
     assert ok.structured == "x"
@@ -55,7 +55,7 @@ async def test_localhost_grant_does_not_clear_127_0_0_1(make, server):
     ],
 )
 async def test_private_addresses_are_refused_before_any_connection(fetcher, url):
-    err = error_of(await fetcher.call("nika:fetch", {"url": url}))
+    err = (await fetcher.call("nika:fetch", {"url": url})).error
     assert err is not None and err.code == "NIKA-SEC-005"
 
 
@@ -65,7 +65,7 @@ async def test_private_addresses_are_refused_before_any_connection(fetcher, url)
 )
 async def test_a_redirect_to_a_private_address_is_refused(fetcher, server, target):
     server.route("/go", status=302, location=target)
-    err = error_of(await fetcher.call("nika:fetch", {"url": server.url("/go")}))
+    err = (await fetcher.call("nika:fetch", {"url": server.url("/go")})).error
     assert err is not None and err.code == "NIKA-SEC-005"
     assert [r.path for r in server.requests] == ["/go"]
 
@@ -96,14 +96,14 @@ async def test_a_cross_origin_redirect_drops_caller_headers(fetcher, server, ser
 async def test_too_many_redirects(make, server):
     server.route("/loop", status=302, location="/loop")
     ex = make(loopback_grants=GRANT)
-    err = error_of(await ex.call("nika:fetch", {"url": server.url("/loop")}))
+    err = (await ex.call("nika:fetch", {"url": server.url("/loop")})).error
     assert err is not None and err.code == "NIKA-BUILTIN-FETCH-001"
     assert "redirected more than" in err.detail
 
 
 async def test_permits_refusal_comes_first(fetcher, server, judge):
     judge.refuse.add("127.0.0.1")
-    err = error_of(await fetcher.call("nika:fetch", {"url": server.url("/")}))
+    err = (await fetcher.call("nika:fetch", {"url": server.url("/")})).error
     assert err is not None and err.code == "NIKA-SEC-004"
     assert server.requests == []
 
@@ -111,18 +111,18 @@ async def test_permits_refusal_comes_first(fetcher, server, judge):
 @pytest.mark.parametrize("path", ["/models/legacy.pkl", "/dist/app.JS", "/x/lib.so?v=1"])
 async def test_code_bearing_paths_are_refused_unless_lifted(make, server, path):
     blocked = make(loopback_grants=GRANT)
-    err = error_of(await blocked.call("nika:fetch", {"url": server.url(path)}))
+    err = (await blocked.call("nika:fetch", {"url": server.url(path)})).error
     assert err is not None and err.code == "NIKA-SEC-004"
     assert err.details["law"] == "data-as-code" and "lift" in err.detail
     assert server.requests == []
     lifted = make(loopback_grants=GRANT, data_as_code_lifted=True)
-    answered = error_of(await lifted.call("nika:fetch", {"url": server.url(path)}))
+    answered = (await lifted.call("nika:fetch", {"url": server.url(path)})).error
     assert answered is not None and answered.code == "NIKA-BUILTIN-FETCH-001"  # the 404
 
 
 async def test_a_redirect_into_a_code_bearing_path_is_refused(fetcher, server):
     server.route("/latest", status=302, location="/weights.ckpt")
-    err = error_of(await fetcher.call("nika:fetch", {"url": server.url("/latest")}))
+    err = (await fetcher.call("nika:fetch", {"url": server.url("/latest")})).error
     assert err is not None and err.code == "NIKA-SEC-004"
     assert [r.path for r in server.requests] == ["/latest"]
 
@@ -130,7 +130,7 @@ async def test_a_redirect_into_a_code_bearing_path_is_refused(fetcher, server):
 @pytest.mark.parametrize(("status", "transient"), [(503, True), (429, True), (404, False)])
 async def test_non_2xx_is_fetch_001(fetcher, server, status, transient):
     server.route("/s", "nope", status=status)
-    err = error_of(await fetcher.call("nika:fetch", {"url": server.url("/s")}))
+    err = (await fetcher.call("nika:fetch", {"url": server.url("/s")})).error
     assert err is not None and err.code == "NIKA-BUILTIN-FETCH-001"
     assert err.category == "network_error" and err.transient is transient
     assert err.details["status_code"] == status
@@ -182,7 +182,7 @@ async def test_form_and_multipart(fetcher, server, judge, base: Path):
 async def test_multipart_file_outside_the_grant_is_refused(fetcher, server, judge, base):
     (base / "secret.txt").write_text("s")
     judge.refuse.add("secret.txt")
-    err = error_of(
+    err = (
         await fetcher.call(
             "nika:fetch",
             {
@@ -191,7 +191,7 @@ async def test_multipart_file_outside_the_grant_is_refused(fetcher, server, judg
                 "multipart": [{"name": "f", "path": "secret.txt"}],
             },
         )
-    )
+    ).error
     assert err is not None and err.code == "NIKA-SEC-004"
     assert server.requests == []
 
@@ -209,18 +209,18 @@ async def test_multipart_file_outside_the_grant_is_refused(fetcher, server, judg
     ],
 )
 async def test_request_shape_refusals(fetcher, server, args):
-    err = error_of(await fetcher.call("nika:fetch", {"url": server.url("/"), **args}))
+    err = (await fetcher.call("nika:fetch", {"url": server.url("/"), **args})).error
     assert err is not None and err.code == "NIKA-INVOKE-002"
     assert server.requests == []
 
 
 async def test_url_must_be_http(fetcher):
-    err = error_of(await fetcher.call("nika:fetch", {"url": "file:///etc/passwd"}))
+    err = (await fetcher.call("nika:fetch", {"url": "file:///etc/passwd"})).error
     assert err is not None and err.code == "NIKA-INVOKE-002"
 
 
 async def test_a_redirect_off_http_is_fetch_001(fetcher, server):
     server.route("/x", status=302, location="file:///etc/passwd")
-    err = error_of(await fetcher.call("nika:fetch", {"url": server.url("/x")}))
+    err = (await fetcher.call("nika:fetch", {"url": server.url("/x")})).error
     assert err is not None and err.code == "NIKA-BUILTIN-FETCH-001"
     assert "file:///etc/passwd" in err.detail

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from nika.tools.builtins import error_of
-
 GRANT = frozenset({"127.0.0.1"})
 
 PAGE = """<!doctype html>
@@ -70,7 +68,7 @@ async def test_text_strips_all_tags(make, page):
 async def test_selector_returns_outer_html(make, page):
     html = (await _get(make, page, mode="selector", selector="article h1")).structured
     assert html == "<h1>Widgets are here</h1>"
-    bad = error_of(await _get(make, page, mode="selector", selector="h1[["))
+    bad = (await _get(make, page, mode="selector", selector="h1[[")).error
     assert bad is not None and bad.code == "NIKA-INVOKE-002"
 
 
@@ -103,17 +101,17 @@ async def test_jq_mode_exactly_one_output(make, server):
         "/api", '{"users": [{"email": "a@x"}, {"email": "b@x"}]}', content_type="application/json"
     )
     ok = await _get(make, server.url("/api"), mode="jq", jq="[.users[].email]")
-    many = error_of(await _get(make, server.url("/api"), mode="jq", jq=".users[].email"))
+    many = (await _get(make, server.url("/api"), mode="jq", jq=".users[].email")).error
     assert ok.structured == ["a@x", "b@x"]
     assert many is not None and many.code == "NIKA-BUILTIN-FETCH-001"
     server.route("/html", "<p>no json</p>")
-    not_json = error_of(await _get(make, server.url("/html"), mode="jq", jq="."))
+    not_json = (await _get(make, server.url("/html"), mode="jq", jq=".")).error
     assert not_json is not None and not_json.code == "NIKA-BUILTIN-FETCH-001"
 
 
 async def test_raw_refuses_non_utf8(make, server):
     server.route("/bin", b"\xff\xfe\x00")
-    err = error_of(await _get(make, server.url("/bin"), mode="raw"))
+    err = (await _get(make, server.url("/bin"), mode="raw")).error
     assert err is not None and err.code == "NIKA-BUILTIN-FETCH-001"
 
 
@@ -177,5 +175,5 @@ async def test_sitemap_and_xml_bombs(make, server):
         "<urlset><url><loc>&b;</loc></url></urlset>"
     )
     server.route("/bomb.xml", bomb)
-    err = error_of(await _get(make, server.url("/bomb.xml"), mode="sitemap"))
+    err = (await _get(make, server.url("/bomb.xml"), mode="sitemap")).error
     assert err is not None and err.code == "NIKA-BUILTIN-FETCH-001"

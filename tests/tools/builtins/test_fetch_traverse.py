@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from nika.tools.builtins import error_of
-
 GRANT = frozenset({"127.0.0.1"})
 
 
@@ -55,9 +53,9 @@ async def test_crawl_stops_at_max_pages(make, server):
 async def test_a_disallowed_root_fails_loudly(make, server):
     _site(server)
     ex = make(loopback_grants=GRANT)
-    err = error_of(
+    err = (
         await ex.call("nika:fetch", {"url": server.url("/private/x"), "traverse": {"max_pages": 3}})
-    )
+    ).error
     assert err is not None and err.code == "NIKA-BUILTIN-FETCH-001"
     assert "robots.txt" in err.detail
     ignored = await ex.call(
@@ -69,8 +67,8 @@ async def test_a_disallowed_root_fails_loudly(make, server):
 
 async def test_crawl_without_the_grant_is_ssrf_blocked(make, server):
     _site(server)
-    err = error_of(
+    err = (
         await make().call("nika:fetch", {"url": server.url("/"), "traverse": {"max_pages": 2}})
-    )
+    ).error
     assert err is not None and err.code == "NIKA-SEC-005"
     assert server.requests == []

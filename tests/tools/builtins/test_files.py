@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from nika.tools.builtins import BuiltinExecutor, error_of
+from nika.tools.builtins import BuiltinExecutor
 from nika.tools.builtins._files import offload
 
 GIB = 1 << 30
 
 
 def _error(result: Any) -> tuple[str, dict[str, Any]]:
-    error = error_of(result)
+    error = result.error
     assert error is not None, result
     return error.code, dict(error.details)
 

@@ -3,8 +3,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from nika.tools.builtins import error_of
-
 
 def _tree(base: Path) -> None:
     for rel in (
@@ -40,8 +38,8 @@ async def test_glob_does_not_follow_directory_symlinks(make, base: Path):
 
 async def test_glob_refusals(make, judge, base: Path):
     _tree(base)
-    malformed = error_of(await make().call("nika:glob", {"pattern": "src/[a-"}))
+    malformed = (await make().call("nika:glob", {"pattern": "src/[a-"})).error
     assert malformed is not None and malformed.code == "NIKA-BUILTIN-GLOB-001"
     judge.refuse.add("docs")
-    refused = error_of(await make().call("nika:glob", {"pattern": "docs/*.md"}))
+    refused = (await make().call("nika:glob", {"pattern": "docs/*.md"})).error
     assert refused is not None and refused.code == "NIKA-SEC-004"

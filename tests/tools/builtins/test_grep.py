@@ -2,8 +2,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nika.tools.builtins import error_of
-
 
 async def test_grep_sorted_hits_with_line_numbers(make, judge, base: Path):
     (base / "src").mkdir()
@@ -23,12 +21,12 @@ async def test_grep_sorted_hits_with_line_numbers(make, judge, base: Path):
 
 
 async def test_grep_refusals(make, judge, base: Path):
-    backref = error_of(await make().call("nika:grep", {"pattern": r"(a)\1"}))
-    broken = error_of(await make().call("nika:grep", {"pattern": "(unclosed"}))
-    missing = error_of(await make().call("nika:grep", {"pattern": "x", "path": "nowhere"}))
+    backref = (await make().call("nika:grep", {"pattern": r"(a)\1"})).error
+    broken = (await make().call("nika:grep", {"pattern": "(unclosed"})).error
+    missing = (await make().call("nika:grep", {"pattern": "x", "path": "nowhere"})).error
     assert backref is not None and backref.code == "NIKA-BUILTIN-GREP-001"
     assert broken is not None and broken.code == "NIKA-BUILTIN-GREP-001"
     assert missing is not None and missing.code == "NIKA-BUILTIN-GREP-002"
     judge.refuse.add(".")
-    refused = error_of(await make().call("nika:grep", {"pattern": "x"}))
+    refused = (await make().call("nika:grep", {"pattern": "x"})).error
     assert refused is not None and refused.code == "NIKA-SEC-004"

@@ -7,8 +7,6 @@ import blake3
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from nika.tools.builtins import error_of
-
 
 async def test_hash_defaults_to_blake3_hex_and_hashes_data_canonically(make):
     ex = make()
@@ -56,12 +54,12 @@ async def test_hash_sign_and_verify_roundtrip(make):
 
 async def test_hash_refusals_are_hash_001(make):
     ex = make()
-    md5 = error_of(await ex.call("nika:hash", {"content": "x", "algo": "md5"}))
-    no_key = error_of(await ex.call("nika:hash", {"op": "sign", "content": "x"}))
-    stray = error_of(await ex.call("nika:hash", {"content": "x", "signature": "ab"}))
-    bad_key = error_of(
+    md5 = (await ex.call("nika:hash", {"content": "x", "algo": "md5"})).error
+    no_key = (await ex.call("nika:hash", {"op": "sign", "content": "x"})).error
+    stray = (await ex.call("nika:hash", {"content": "x", "signature": "ab"})).error
+    bad_key = (
         await ex.call("nika:hash", {"op": "sign", "content": "x", "key": "s3cret-not-a-key"})
-    )
+    ).error
     for err in (md5, no_key, stray, bad_key):
         assert err is not None and err.code == "NIKA-BUILTIN-HASH-001"
     assert bad_key is not None and "s3cret-not-a-key" not in bad_key.detail

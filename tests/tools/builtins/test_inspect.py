@@ -2,8 +2,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from nika.tools.builtins import error_of
-
 
 class Source:
     def view(self, name: str) -> dict[str, Any]:
@@ -21,5 +19,5 @@ async def test_inspect_outside_a_run_says_unavailable(make):
 
 
 async def test_inspect_refuses_an_unknown_view(make):
-    err = error_of(await make().call("nika:inspect", {"view": "memory"}))
+    err = (await make().call("nika:inspect", {"view": "memory"})).error
     assert err is not None and err.code == "NIKA-BUILTIN-INSPECT-001"

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from nika.tools.builtins import error_of
-
 
 async def test_jq_transforms_and_merges(make):
     ex = make()
@@ -21,10 +19,10 @@ async def test_jq_transforms_and_merges(make):
 
 async def test_jq_refusals(make):
     ex = make()
-    runtime = error_of(await ex.call("nika:jq", {"expression": ".a.b", "input": {"a": 3}}))
-    stream = error_of(await ex.call("nika:jq", {"expression": ".[]", "input": [1, 2]}))
-    syntax = error_of(await ex.call("nika:jq", {"expression": ".[", "input": 1}))
-    ambient = error_of(await ex.call("nika:jq", {"expression": "$ENV.HOME"}))
+    runtime = (await ex.call("nika:jq", {"expression": ".a.b", "input": {"a": 3}})).error
+    stream = (await ex.call("nika:jq", {"expression": ".[]", "input": [1, 2]})).error
+    syntax = (await ex.call("nika:jq", {"expression": ".[", "input": 1})).error
+    ambient = (await ex.call("nika:jq", {"expression": "$ENV.HOME"})).error
     assert runtime is not None and runtime.code == "NIKA-BUILTIN-JQ-001"
     assert stream is not None and stream.code == "NIKA-BUILTIN-JQ-001"
     assert "2 values" in stream.detail

@@ -7,7 +7,6 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nika.tools.builtins import error_of
 from nika.tools.builtins.json_diff import diff
 
 json_values = st.recursive(
@@ -63,7 +62,7 @@ async def test_json_diff_emits_rfc6902(make):
 
 
 async def test_json_diff_refuses_non_json(make):
-    err = error_of(await make().call("nika:json_diff", {"before": {"x": b"\x00"}, "after": {}}))
+    err = (await make().call("nika:json_diff", {"before": {"x": b"\x00"}, "after": {}})).error
     assert err is not None and err.code == "NIKA-BUILTIN-JSON_DIFF-001"
 
 

@@ -5,7 +5,6 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nika.tools.builtins import error_of
 from nika.tools.builtins.json_merge_patch import merge_patch
 
 scalars = st.booleans() | st.integers(-3, 3) | st.text("xy", max_size=2)
@@ -54,7 +53,7 @@ async def test_merge_patch_deletes_on_null(make):
 
 
 async def test_merge_patch_refuses_non_objects(make):
-    err = error_of(await make().call("nika:json_merge_patch", {"target": [1], "patch": {}}))
+    err = (await make().call("nika:json_merge_patch", {"target": [1], "patch": {}})).error
     assert err is not None and err.code == "NIKA-BUILTIN-JSON_MERGE_PATCH-001"
 
 

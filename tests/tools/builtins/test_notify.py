@@ -2,8 +2,6 @@ from __future__ import annotations
 
 import json
 
-from nika.tools.builtins import error_of
-
 GRANT = frozenset({"127.0.0.1"})
 
 
@@ -31,17 +29,17 @@ async def test_webhook_posts_the_json_payload(make, server, judge):
 async def test_notify_refusals(make, server):
     server.route("/fail", "no", status=502)
     ex = make(loopback_grants=GRANT)
-    slack = error_of(await ex.call("nika:notify", {"channel": "slack", "message": "x"}))
-    failed = error_of(
+    slack = (await ex.call("nika:notify", {"channel": "slack", "message": "x"})).error
+    failed = (
         await ex.call(
             "nika:notify", {"channel": "webhook", "message": "x", "target": server.url("/fail")}
         )
-    )
-    private = error_of(
+    ).error
+    private = (
         await ex.call(
             "nika:notify", {"channel": "webhook", "message": "x", "target": "http://10.0.0.1/hook"}
         )
-    )
+    ).error
     assert slack is not None and slack.code == "NIKA-BUILTIN-NOTIFY-001"
     assert failed is not None and failed.code == "NIKA-BUILTIN-NOTIFY-002"
     assert failed.transient is True and failed.category == "network_error"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nika.check.judge import PermitJudge
-from nika.tools.builtins import BuiltinExecutor, error_of
+from nika.tools.builtins import BuiltinExecutor
 
 
 def _executor(base: Path, permits: dict) -> BuiltinExecutor:
@@ -20,23 +20,23 @@ async def test_untrusted_path_escape_is_sec_004(base: Path):
     (base / "datasets").mkdir()
     (base / "datasets" / "a.csv").write_text("x")
     assert (await ex.call("nika:read", {"path": "datasets/a.csv"})).structured == "x"
-    err = error_of(await ex.call("nika:read", {"path": "../../etc/shadow"}))
+    err = (await ex.call("nika:read", {"path": "../../etc/shadow"})).error
     assert err is not None and err.code == "NIKA-SEC-004"
 
 
 async def test_dynamic_host_outside_net_http_is_sec_004(base: Path):
     ex = _executor(base, {"net": {"http": ["allowed.example.com"]}})
-    err = error_of(
+    err = (
         await ex.call("nika:fetch", {"url": "https://evil.example.net/payload", "mode": "text"})
-    )
+    ).error
     assert err is not None and err.code == "NIKA-SEC-004"
 
 
 async def test_code_bearing_fetch_is_sec_004_before_dns(base: Path):
     ex = _executor(base, {"net": {"http": ["data.example.com"]}})
-    err = error_of(
+    err = (
         await ex.call("nika:fetch", {"url": "https://data.example.com/models/legacy.pkl"})
-    )
+    ).error
     assert err is not None and err.code == "NIKA-SEC-004"
     assert "data-as-code" in err.detail
 
@@ -48,7 +48,7 @@ async def test_glob_root_and_write_grant(base: Path):
     assert (await ex.call("nika:glob", {"pattern": "docs/*.md"})).structured == ["docs/a.md"]
     wrote = await ex.call("nika:write", {"path": "out/deep/x.txt", "content": "x"})
     assert wrote.structured == "out/deep/x.txt"
-    refused = error_of(await ex.call("nika:write", {"path": "elsewhere.txt", "content": "x"}))
+    refused = (await ex.call("nika:write", {"path": "elsewhere.txt", "content": "x"})).error
     assert refused is not None and refused.code == "NIKA-SEC-004"
 
 
@@ -59,5 +59,5 @@ async def test_exact_loopback_grant_reaches_a_local_server(base: Path, server):
         await ex.call("nika:fetch", {"url": server.url("/"), "mode": "raw"})
     ).structured == "local"
     server.route("/hop", status=302, location="http://192.168.0.1/")
-    err = error_of(await ex.call("nika:fetch", {"url": server.url("/hop")}))
+    err = (await ex.call("nika:fetch", {"url": server.url("/hop")})).error
     assert err is not None and err.code == "NIKA-SEC-005"  # the floor speaks before the grant

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import io
 
-from nika.tools.builtins import TerminalPromptIO, error_of
+from nika.tools.builtins import TerminalPromptIO
 
 
 class Scripted:
@@ -40,7 +40,7 @@ async def test_prompt_refusal_is_a_value(make):
 async def test_prompt_non_interactive_uses_default_or_fails(make):
     ex = make()
     with_default = await ex.call("nika:prompt", {"message": "Deploy?", "default": False})
-    without = error_of(await ex.call("nika:prompt", {"message": "Deploy?"}))
+    without = (await ex.call("nika:prompt", {"message": "Deploy?"})).error
     assert with_default.structured is False
     assert without is not None and without.code == "NIKA-BUILTIN-PROMPT-001"
     assert "default" in without.detail
@@ -54,11 +54,11 @@ async def test_prompt_closed_terminal_falls_back_to_default(make):
 
 
 async def test_prompt_choice_default_outside_choices(make):
-    err = error_of(
+    err = (
         await make().call(
             "nika:prompt", {"mode": "choice", "message": "x", "choices": ["a"], "default": "b"}
         )
-    )
+    ).error
     assert err is not None and err.code == "NIKA-BUILTIN-PROMPT-002"
 
 

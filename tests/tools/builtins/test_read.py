@@ -4,7 +4,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from nika.tools.builtins import BuiltinExecutor, error_of
+from nika.tools.builtins import BuiltinExecutor
 
 
 async def test_read_text_and_judges_the_canonical_path(make, judge, base: Path):
@@ -48,9 +48,9 @@ async def test_read_codes(make: Callable[..., BuiltinExecutor], base: Path):
     (base / "latin.txt").write_bytes("café".encode("latin-1"))
     (base / "dir").mkdir()
     ex = make()
-    missing = error_of(await ex.call("nika:read", {"path": "nope.txt"}))
-    bad_text = error_of(await ex.call("nika:read", {"path": "latin.txt"}))
-    folder = error_of(await ex.call("nika:read", {"path": "dir"}))
+    missing = (await ex.call("nika:read", {"path": "nope.txt"})).error
+    bad_text = (await ex.call("nika:read", {"path": "latin.txt"})).error
+    folder = (await ex.call("nika:read", {"path": "dir"})).error
     assert missing is not None and missing.code == "NIKA-BUILTIN-READ-001"
     assert "nope.txt" in missing.detail
     assert bad_text is not None and bad_text.code == "NIKA-BUILTIN-READ-003"

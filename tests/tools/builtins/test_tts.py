@@ -9,7 +9,7 @@ import wave
 from collections.abc import Callable
 from pathlib import Path
 
-from nika.tools.builtins import BuiltinExecutor, error_of
+from nika.tools.builtins import BuiltinExecutor
 
 ARGS = {"provider": "mock", "text": "hello", "output_dir": "out/speech"}
 
@@ -44,20 +44,20 @@ async def test_the_same_request_lands_the_same_file_once(
 async def test_every_path_is_judged_before_any_io(make, judge, base: Path):
     judge.refuse_prefixes = ("out/",)
     result = await make().call("nika:tts_generate", ARGS)
-    assert error_of(result).code == "NIKA-SEC-004"
+    assert result.error.code == "NIKA-SEC-004"
     assert not (base / "out").exists()
 
 
 async def test_a_provider_this_engine_does_not_serve_is_the_one_capability_code(make):
     for args in ({**ARGS, "provider": "openai"}, {"text": "x", "output_dir": "o",
                                                   "model": "eleven_multilingual_v2"}):
-        refused = error_of(await make().call("nika:tts_generate", args))
+        refused = (await make().call("nika:tts_generate", args)).error
         assert refused.code == "NIKA-IMPL-002" and "mock only" in refused.detail
 
 
 async def test_bad_arguments_are_tts_001(make):
     for args in ({**ARGS, "voice": "../etc"}, {**ARGS, "text": ""},
                  {"text": "x", "output_dir": "o"}):
-        assert error_of(await make().call("nika:tts_generate", args)).code == (
+        assert (await make().call("nika:tts_generate", args)).error.code == (
             "NIKA-BUILTIN-TTS_GENERATE-001"
         )

@@ -3,8 +3,6 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
-from nika.tools.builtins import error_of
-
 NOW = datetime(2026, 5, 23, 9, 0, 0, tzinfo=UTC)
 
 
@@ -24,5 +22,5 @@ async def test_uuid_v4_and_bad_version(make):
     ex = make(random_bytes=lambda n: bytes(range(n)))
     v4 = uuid.UUID((await ex.call("nika:uuid", {"version": "v4"})).structured)
     assert v4.version == 4
-    err = error_of(await ex.call("nika:uuid", {"version": "v1"}))
+    err = (await ex.call("nika:uuid", {"version": "v1"})).error
     assert err is not None and err.code == "NIKA-INVOKE-002"

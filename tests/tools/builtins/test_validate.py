@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from nika.tools.builtins import error_of
-
 SCHEMA = {"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}
 
 
@@ -29,9 +27,9 @@ async def test_validate_yaml_and_string_schema(make):
 
 async def test_validate_refusals(make):
     ex = make()
-    bad_schema = error_of(await ex.call("nika:validate", {"data": 1, "schema": {"type": 5}}))
-    bad_yaml = error_of(
+    bad_schema = (await ex.call("nika:validate", {"data": 1, "schema": {"type": 5}})).error
+    bad_yaml = (
         await ex.call("nika:validate", {"data": "a: [", "schema": {}, "format": "yaml"})
-    )
+    ).error
     assert bad_schema is not None and bad_schema.code == "NIKA-BUILTIN-VALIDATE-001"
     assert bad_yaml is not None and bad_yaml.code == "NIKA-BUILTIN-VALIDATE-002"

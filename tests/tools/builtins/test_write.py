@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from nika.tools.builtins import BuiltinExecutor, error_of
+from nika.tools.builtins import BuiltinExecutor
 
 
 async def test_write_text_returns_the_path_as_written(make, judge, base: Path):
@@ -31,10 +31,10 @@ async def test_write_refused_path_is_never_written(make, judge, base: Path):
 async def test_write_overwrite_false_and_missing_parent(base: Path):
     ex = BuiltinExecutor(base_dir=base)  # no judge: create_dirs: false is enforced
     (base / "x.txt").write_text("old")
-    exists = error_of(
+    exists = (
         await ex.call("nika:write", {"path": "x.txt", "content": "new", "overwrite": False})
-    )
-    parent = error_of(await ex.call("nika:write", {"path": "deep/dir/y.txt", "content": "y"}))
+    ).error
+    parent = (await ex.call("nika:write", {"path": "deep/dir/y.txt", "content": "y"})).error
     assert exists is not None and exists.code == "NIKA-BUILTIN-WRITE-002"
     assert (base / "x.txt").read_text() == "old"
     assert parent is not None and parent.code == "NIKA-BUILTIN-WRITE-001"

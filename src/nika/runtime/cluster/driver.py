@@ -30,6 +30,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from nika.agent.observe import AgentEvent
+from nika.agent.seams import ToolFailure
 from nika.check.judge import NestedJudge, PermitJudge
 from nika.errors import NikaError
 from nika.runtime.cluster.config import RayConfig
@@ -246,10 +247,7 @@ def _nodes_answer() -> None:
     client.get_all_node_info(timeout=_PING_TIMEOUT)
 
 
-def _error(wire: Any, unit: UnitAttempt) -> NikaError:
-    if not isinstance(wire, Mapping):
+def _error(failure: ToolFailure | None, unit: UnitAttempt) -> NikaError:
+    if failure is None:
         return translate(RuntimeError("the worker's attempt was cancelled"), unit)
-    details = wire.get("details")
-    return NikaError(str(wire["code"]), str(wire["detail"]), category=wire.get("category"),
-                     transient=wire.get("transient"),
-                     details=details if isinstance(details, Mapping) else None)
+    return failure.to_error()

@@ -13,7 +13,7 @@ batches (whatever accumulated since the last batch):
     ("frame", kind, task, fields)    a bus frame (permit_checked, verb_invoked, …) + `node`
     ("agent", AgentEvent)            one typed agent-loop event, for the driver's ONE adapter
     ("done", output, notes)          the attempt's raw output — always last
-    ("error", error_wire, notes)     the attempt's NikaError — always last
+    ("error", ToolFailure, notes)    the attempt's NikaError as frozen data — always last
 
 The verb runs on its own event loop in a helper thread so that the generator's thread stays
 free to receive Ray's cancellation (a KeyboardInterrupt): it then cancels the verb, which
@@ -35,6 +35,7 @@ from typing import Any, Final
 
 from nika.agent.config import AgentConfig
 from nika.agent.observe import AgentEvent
+from nika.agent.seams import ToolFailure
 from nika.check.judge import PermitJudge
 from nika.errors import NikaError
 from nika.providers import resolve_provider
@@ -218,15 +219,15 @@ class _Attempt:
             sealer = Sealer(secrets)
             output, notes = await _attempt(self._call, self._emit, workflow, secrets, sealer)
         except NikaError as exc:
-            self._emit(("error", sealer.seal(exc.to_dict()), {}))
+            self._emit(("error", sealer.seal(ToolFailure.of(exc)), {}))
         except asyncio.CancelledError:
             self._emit(("error", None, {}))
             raise
         except Exception as exc:  # an engine bug fails this attempt, named, never the worker
-            self._emit(("error", {"code": "NIKA-IMPL-001", "detail": (
+            self._emit(("error", sealer.seal(ToolFailure.of(NikaError("NIKA-IMPL-001", (
                 f"task {self._call.task!r}: the engine failed on a Ray worker with "
                 f"{type(exc).__name__}: {exc}; this is an engine bug — please report it"),
-                "details": {"task": self._call.task, "exception": type(exc).__name__}}, {}))
+                details={"task": self._call.task, "exception": type(exc).__name__}))), {}))
         else:
             self._emit(("done", sealer.seal(output), sealer.seal(notes)))
 

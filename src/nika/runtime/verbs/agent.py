@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nika.agent.executors import failure_result
 from nika.agent.loop import run_agent
 from nika.agent.seams import AgentObserver, ToolDefinition, ToolExecutor, ToolResult
 from nika.agent.spec import AgentSpec
@@ -40,7 +39,7 @@ class GatedExecutor:
         try:
             self._gate.tool(self._task, name)
         except NikaError as refusal:
-            return failure_result(refusal)
+            return ToolResult.failed(refusal)
         return await self._inner.call(name, args)
 
 

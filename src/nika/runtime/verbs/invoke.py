@@ -3,13 +3,13 @@ child workflow (`invoke: workflow:` · 14).
 
 The tool is re-judged as a `tool` effect at dispatch, its args resolve and are validated
 against the tool's own JSON Schema (`NIKA-INVOKE-002`) before the call, an unknown name is
-`NIKA-INVOKE-001`, and a failed call surfaces the tool's own typed error. The output is the
-tool's structured value when it has one, else its text.
+`NIKA-INVOKE-001`, and a failed call raises the tool's `ToolFailure` as its `NikaError`
+(transient only where the executor's boundary said so). The output is the tool's structured
+value when it has one, else its text.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from time import perf_counter
@@ -18,7 +18,7 @@ from typing import Any, Final
 import jsonschema
 
 from nika.agent.intrinsic import is_loop_only
-from nika.agent.seams import ToolDefinition, ToolExecutor, ToolResult
+from nika.agent.seams import ToolDefinition, ToolExecutor
 from nika.errors import NikaError
 from nika.runtime.events import UnitAttempt
 from nika.runtime.pause import PauseRequested, prompt_payload
@@ -72,12 +72,11 @@ async def run_invoke(
         if name == PROMPT and services.pausable and result.error is not None \
                 and result.error.code == PROMPT_001:
             raise PauseRequested(prompt_payload(task.id, args))
-        error = _error_of(result)
-        if error is None:
+        if result.error is None:  # an embedder's executor that gave no typed failure
             raise NikaError("NIKA-MCP-002" if name.startswith("mcp:") else "NIKA-IMPL-001",
                             f"task {task.id!r}: {name} failed: {result.content[:500]}",
                             details={"task": task.id, "tool": name})
-        raise error
+        raise result.error.to_error()
     if name.startswith("nika:"):
         # Builtins always carry their value in `structured`; a null output stays null.
         return result.structured
@@ -90,25 +89,6 @@ def _answered(task: Task, args: Mapping[str, Any], services: RunServices) -> Any
     services.bus.emit("tool_invoked", task.id, tool=PROMPT, is_error=False, error_code=None,
                       answered="supplied non-interactively (--answer)")
     return value
-
-
-def _error_of(result: ToolResult) -> NikaError | None:
-    """The typed error an error result carries. Executors put its wire shape (with
-    `transient` and `details`) in `structured`, or as JSON text in `content`."""
-    failure = result.error
-    if failure is None:
-        return None
-    wire: Any = result.structured
-    if not isinstance(wire, Mapping):
-        try:
-            wire = json.loads(result.content)
-        except ValueError:
-            wire = {}
-    wire = wire if isinstance(wire, Mapping) else {}
-    details = wire.get("details")
-    return NikaError(failure.code, failure.detail, category=failure.category,
-                     transient=bool(wire.get("transient", False)),
-                     details=details if isinstance(details, Mapping) else None)
 
 
 async def _definition(

@@ -6,8 +6,8 @@ the builtin's JSON Schema (`NIKA-INVOKE-002`, or the builtin's own arg code, nam
 failing path) → the builtin runs, judging each fs/net effect BEFORE it happens → the value
 (or the failure) comes back as a `ToolResult` with every string passed through the secret
 masker. Failures never raise out of `call`: a `NikaError` — security refusals included —
-becomes an error result at ONE boundary here, and the caller decides what ends the run by its
-category. `error_of(result)` rebuilds the `NikaError` from an error result.
+becomes an error result (a `ToolFailure`, transience as the builtin's `NikaError` set it) at
+ONE boundary here, and the caller decides what ends the run by its category.
 """
 
 from __future__ import annotations
@@ -73,7 +73,6 @@ __all__ = [
     "InspectSource",
     "PromptIO",
     "TerminalPromptIO",
-    "error_of",
 ]
 
 _MODULES: Final = (
@@ -95,20 +94,6 @@ _LOOP_SERVED: Final = frozenset({"nika:done", "nika:compose"})
 
 def _identity(text: str) -> str:
     return text
-
-
-def error_of(result: ToolResult) -> NikaError | None:
-    """The `NikaError` an error result carries (code, category, transience, details)."""
-    if not result.is_error or result.error is None:
-        return None
-    wire = result.structured if isinstance(result.structured, Mapping) else {}
-    return NikaError(
-        result.error.code,
-        result.error.detail,
-        category=result.error.category,
-        transient=bool(wire.get("transient", False)),
-        details=wire.get("details"),
-    )
 
 
 def _schema_error(builtin: Builtin, error: ValidationError) -> NikaError:
@@ -253,10 +238,8 @@ class BuiltinExecutor:
         return ToolResult(content=content, structured=value)
 
     def _failure(self, err: NikaError) -> ToolResult:
-        wire = self._masked(err.to_dict())
-        return ToolResult(
-            content=f"{wire['code']}: {wire['detail']}",
-            is_error=True,
-            error=ToolFailure(wire["code"], wire["category"], wire["detail"]),
-            structured=wire,
+        failure = ToolFailure.of(err)
+        return ToolResult.failed(
+            replace(failure, detail=self._mask(failure.detail),
+                    details=self._masked(failure.details))
         )
