@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from nika.runtime.trace import Frame, Verdict
-from nika.runtime.trace_view import fold
+from nika.runtime.trace_view import fold, recovery_text
 
 OK = Verdict("ok", 0, None)
 
@@ -86,10 +86,22 @@ def test_child_tasks_nest_under_their_invoker_and_parent_cycles_cannot_loop() ->
 
 
 def test_recovered_tasks_name_what_they_recovered_from() -> None:
+    cause = {"code": "NIKA-AGENT-006", "task_id": "a", "attempt": 2,
+             "details": {"iteration": 3}}
     view = fold(_frames(
         ("task_recovered", {"task": "a"}),
-        ("task_completed", {"task": "a", "agent_error_code": "NIKA-AGENT-006"}),
-        ("task_completed", {"task": "b"}),
+        ("task_completed", {"task": "a", "agent_error_code": "NIKA-AGENT-006",
+                            "recovered_from": cause}),
+        ("task_completed", {"task": "b", "agent_error_code": "NIKA-AGENT-006"}),
+        ("task_completed", {"task": "c", "outcome": json.dumps(
+            {"cause": "recovered", "class": "success",
+             "payload": {"attempts": 1, "recovered_from": {"code": "NIKA-EXEC-001"}}})}),
+        ("task_recovered", {"task": "old"}),  # a journal from before the cause was recorded
+        ("task_completed", {"task": "old", "recovered_from": None}),
     ), OK)
-    assert view.tasks["a"].recovered_from == "NIKA-AGENT-006"
-    assert view.tasks["b"].recovered_from is None
+    assert view.tasks["a"].recovered_from == cause
+    assert recovery_text(cause) == "NIKA-AGENT-006 · attempt 2 · item 3"
+    assert view.tasks["b"].recovered_from is None  # an agent's error code alone is no recovery
+    assert view.tasks["c"].recovered_from == {"code": "NIKA-EXEC-001"}
+    assert view.tasks["old"].recovered_from == {}
+    assert recovery_text({}) == "unrecorded"

@@ -33,6 +33,7 @@ from nika.runtime.placement import LOCAL, Placement
 from nika.runtime.replay import Replay, replay_fields
 from nika.runtime.retry import backoff_seconds, should_retry
 from nika.runtime.services import RunServices
+from nika.runtime.values import error_record
 from nika.runtime.verbs import ChildRunner
 from nika.syntax.binding import apply_jq, interpolate, parse_sites
 from nika.syntax.expr import references
@@ -52,7 +53,9 @@ class Outcome:
     error: NikaError | None = None
     attempts: int = 0
     bindings: Mapping[str, Any] = field(default_factory=dict)
-    recovered: bool = False
+    recovered_from: Mapping[str, Any] | None = None
+    """The error `on_error: recover` settled this success from, as expressions read errors
+    (05 §error structure: code … `task_id`, `attempt`) — the cause of a `recovered` outcome."""
 
 
 class _FailFast(Exception):
@@ -263,7 +266,14 @@ class Pipeline:
                    for r in results]
         bindings = {name: [r.bindings.get(name) if r is not None and r.status == "success"
                            else None for r in results] for name in task.extract}
-        return Outcome("success", outputs, None, attempts, bindings)
+        recovered = [(i, r.recovered_from) for i, r in enumerate(results)
+                     if r is not None and r.recovered_from is not None]
+        cause = None
+        if recovered:  # the first recovered iteration names the cause, like a failure does
+            at, source = recovered[0]
+            cause = {**source, "details": {**source["details"], "iteration": at,
+                                           "recovered_iterations": [i for i, _ in recovered]}}
+        return Outcome("success", outputs, None, attempts, bindings, recovered_from=cause)
 
     # -- the verb stage -----------------------------------------------------------------
 
@@ -329,7 +339,8 @@ class Pipeline:
             bindings = self._extract(task, value)
         except NikaError as exc:
             return Outcome("failure", error=exc, attempts=attempts)
-        return Outcome("success", value, None, attempts, bindings, recovered=True)
+        return Outcome("success", value, None, attempts, bindings,
+                       recovered_from=error_record(error, task.id, attempts))
 
     async def _recover(self, task: Task, value: Any, env: Mapping[str, Any]) -> Any:
         for site in parse_sites(value):

@@ -2,7 +2,8 @@
 
     {"workflow_state": "success" | "failure" | "cancelled" | "paused",
      "tasks": {id: {"status", "output", "error": {code, category, message, detail, details}
-                    | null, "attempts", "duration_ms"}},
+                    | null, "attempts", "duration_ms",
+                    "recovered_from": {code, …, task_id, attempt}}},   # recovered only
      "outputs": {...},
      "events": [{"kind", "task"}, ...],
      "paused": {task: {"task_id", "mode", "message", "choices"}}   # a paused run only
@@ -54,13 +55,16 @@ def _task(record: TaskRecord) -> dict[str, Any]:
     out = record.output
     if isinstance(out, bytes | bytearray):
         out = {"bytes": len(out)}  # bytes are opaque (04): the report names their size
-    return {
+    task = {
         "status": record.status,
         "output": out,
         "error": error_dict(record.error) if record.error is not None else None,
         "attempts": record.attempts,
         "duration_ms": record.duration_ms,
     }
+    if record.recovered_from is not None:  # the error `on_error: recover` settled (13)
+        task["recovered_from"] = dict(record.recovered_from)
+    return task
 
 
 def build_report(

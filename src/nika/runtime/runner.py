@@ -260,14 +260,15 @@ class Runner:
                               "(user cancellation)", details={"task": task.id})
             return TaskRecord.settle(task.id, "cancelled", error=error, started_at=started,
                                      ended_at=ended)
-        if outcome.recovered:
-            notes["recovered_from"] = outcome.error.code if outcome.error else None
-            self._bus.emit("task_recovered", task.id)
+        recovered_from = None
+        if outcome.recovered_from is not None:
+            recovered_from = self._services.mask(outcome.recovered_from)
+            self._bus.emit("task_recovered", task.id, code=recovered_from["code"])
         return TaskRecord.settle(
             task.id, outcome.status, output=outcome.output,
             error=self._services.mask.error(outcome.error) if outcome.error else None,
             attempts=outcome.attempts, started_at=started, ended_at=ended,
-            bindings=outcome.bindings,
+            bindings=outcome.bindings, recovered_from=recovered_from,
         )
 
     def _settle(self, record: TaskRecord, notes: Mapping[str, Any] | None = None) -> list[TaskId]:
@@ -292,8 +293,11 @@ class Runner:
             fields["note"] = extra.pop("note")
         fields |= {"status": record.status, "duration_ms": record.duration_ms,
                    "attempts": record.attempts}
-        cause = extra.pop("cause", "recovered" if "recovered_from" in extra else "normal")
+        cause = extra.pop("cause", "normal")
         fields |= extra
+        if record.recovered_from is not None:
+            cause = "recovered"
+            fields["recovered_from"] = record.recovered_from
         spend = self._ledger.task(record.task)
         if spend is not None:
             fields |= spend.fields()
@@ -301,8 +305,10 @@ class Runner:
             fields |= replay_fields(record.output, record.bindings, self._services.mask)
         if record.error is not None:
             fields["error"] = record.error.to_dict()
-        fields["outcome"] = _json({"cause": cause, "class": record.status,
-                                   "payload": {"attempts": record.attempts}})
+        payload: dict[str, Any] = {"attempts": record.attempts}
+        if record.recovered_from is not None:  # 13 §payload: the original error
+            payload["recovered_from"] = record.recovered_from
+        fields["outcome"] = _json({"cause": cause, "class": record.status, "payload": payload})
         self._bus.emit(_TERMINAL_KIND[record.status], record.task, **fields)
         self._liveness.settled(record.task)
 

@@ -31,7 +31,15 @@ from typing import Any, Final
 from nika import __version__
 from nika._term import printable
 from nika.runtime.trace import Frame, Verdict
-from nika.runtime.trace_view import AgentRun, TaskView, ToolCall, TraceView, Turn, fold
+from nika.runtime.trace_view import (
+    AgentRun,
+    TaskView,
+    ToolCall,
+    TraceView,
+    Turn,
+    fold,
+    recovery_text,
+)
 
 FOLD_AT: Final = 160
 """Values longer than this many characters are folded behind their first line."""
@@ -324,7 +332,7 @@ def _task(task: TaskView, index: int) -> str:
     totals = (f" · {_num(task.turns)} turns · {_num(task.tokens)} tokens"
               if task.turns is not None else "")
     recovered = ("" if task.recovered_from is None else
-                 f" (recovered by on_error from {_e(task.recovered_from or None)})")
+                 f" (recovered by on_error from {_e(recovery_text(task.recovered_from))})")
     outcome = (f"<span class='s-{_e(task.status)}'>■ {_e(task.status)}{recovered} · "
                f"{_ms(task.duration_ms)}{totals}</span>")
     notes = ""

@@ -23,6 +23,7 @@ from rich.tree import Tree
 
 from nika._term import printable
 from nika.runtime.trace import Frame, Verdict
+from nika.runtime.trace_view import recovered_from, recovery_text
 
 _OUTCOME_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
                          "skipped": "yellow", "paused": "cyan"}
@@ -175,6 +176,9 @@ def _task_end(status: str, f: Mapping[str, Any]) -> str:
     error = f.get("error")
     if isinstance(error, dict):
         parts.append(f"{_safe(error.get('code'))} · {_safe(str(error.get('detail', ''))[:160])}")
+    cause = recovered_from(f)
+    if cause is not None:
+        parts.append(f"[yellow]recovered by on_error from {_safe(recovery_text(cause))}[/]")
     return " · ".join(parts)
 
 

@@ -142,8 +142,9 @@ class TaskView:
     turns: int | None = None
     tokens: int | None = None
     error: Mapping[str, Any] | None = None
-    recovered_from: str | None = None
-    """The error code `on_error: recover` turned into a success ("" when unrecorded)."""
+    recovered_from: Mapping[str, Any] | None = None
+    """The error `on_error: recover` turned into a success (`recovered_from`), {} when the
+    journal does not record it."""
     runs: dict[tuple[int | str | None, int | str | None], AgentRun] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     """Other facts in frame order (permit decisions, retries, model calls of `infer`)."""
@@ -204,11 +205,11 @@ class TraceView:
         return out
 
 
-def _error(fields: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The task's error: the `error` mapping, else the `outcome` record's, when one is there."""
-    error = fields.get("error")
-    if isinstance(error, Mapping):
-        return error
+def _payload_entry(fields: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
+    """`key` of the terminal frame, else of its `outcome` record's payload (13), if a mapping."""
+    direct = fields.get(key)
+    if isinstance(direct, Mapping):
+        return direct
     outcome = fields.get("outcome")
     if isinstance(outcome, str) and len(outcome) < 1 << 20:
         try:
@@ -217,10 +218,42 @@ def _error(fields: Mapping[str, Any]) -> Mapping[str, Any] | None:
             return None
     if isinstance(outcome, Mapping):
         payload = outcome.get("payload")
-        if isinstance(payload, Mapping) and isinstance(payload.get("error"), Mapping):
-            found: Mapping[str, Any] = payload["error"]
+        if isinstance(payload, Mapping) and isinstance(payload.get(key), Mapping):
+            found: Mapping[str, Any] = payload[key]
             return found
     return None
+
+
+def _error(fields: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The task's error: the `error` mapping, else the `outcome` record's, when one is there."""
+    return _payload_entry(fields, "error")
+
+
+def recovered_from(fields: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """What a terminal frame says `on_error: recover` settled the task from: the original
+    error record (`code` … `task_id`, `attempt`), `{}` when a recovered task's frame does not
+    record it (an older journal), None when the task was not recovered."""
+    found = _payload_entry(fields, "recovered_from")
+    if found is not None:
+        return found
+    outcome = fields.get("outcome")
+    return {} if isinstance(outcome, str) and '"cause":"recovered"' in outcome else None
+
+
+def recovery_text(cause: Mapping[str, Any]) -> str:
+    """`NIKA-X-001 · attempt 2 · item 3`, or « unrecorded » when the journal lacks it."""
+    code = as_str(cause.get("code"))
+    if code is None:
+        return "unrecorded"
+    parts = [code]
+    attempt = as_int(cause.get("attempt"))
+    if attempt is not None:
+        parts.append(f"attempt {attempt}")
+    details = cause.get("details")
+    item = as_int(details.get("iteration")) if isinstance(details, Mapping) else None
+    if item is not None:
+        parts.append(f"item {item}")
+    return " · ".join(parts)
 
 
 def _numbers(value: Any, read: Callable[[Any], N | None]) -> dict[str, N]:
@@ -311,13 +344,11 @@ def _task_frame(task: TaskView, frame: Frame) -> None:
         task.duration_ms = as_num(f.get("duration_ms"))
         task.turns, task.tokens = as_int(f.get("turns")), as_int(f.get("tokens"))
         task.error = _error(f) if kind == "task_failed" else None
-        if task.recovered_from is not None:
-            task.recovered_from = (as_str(f.get("recovered_from"))
-                                   or as_str(f.get("agent_error_code")) or "")
+        task.recovered_from = recovered_from(f) or task.recovered_from
         if stamp is not None:
             task.end_ns = stamp
     elif kind == "task_recovered":
-        task.recovered_from = ""
+        task.recovered_from = {}  # the terminal frame names the cause
     elif (note := _note(kind, f)) is not None:
         task.notes.append(note)
 

@@ -148,6 +148,9 @@ class TaskRecord:
     duration_ms: int = 0
     bindings: Mapping[str, Any] = field(default_factory=dict)
     view: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    recovered_from: Mapping[str, Any] | None = None
+    """On a success `on_error: recover` settled: the original error (13 §payload), as
+    `error_record` shapes it — code, category, message, transient, details, task_id, attempt."""
 
     @classmethod
     def settle(
@@ -161,6 +164,7 @@ class TaskRecord:
         started_at: int | None = None,
         ended_at: int | None = None,
         bindings: Mapping[str, Any] | None = None,
+        recovered_from: Mapping[str, Any] | None = None,
     ) -> TaskRecord:
         """Build the record and its `tasks.X` projection once (reads are then O(1))."""
         duration = (
@@ -185,4 +189,4 @@ class TaskRecord:
             duration_ms=duration,
         )
         return cls(task, status, value, error, attempts, started_at, ended_at, duration,
-                   bound, view)
+                   bound, view, recovered_from if status == "success" else None)
