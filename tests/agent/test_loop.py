@@ -503,9 +503,12 @@ async def test_a_non_json_final_text_under_schema_is_a_validation_error() -> Non
     assert err.details["partial_output"] == "sure! here it is"
 
 
-async def test_an_invalid_schema_is_refused_up_front() -> None:
-    err, provider, _ = await fails(spec(schema={"type": 12}), [answer("{}")])
-    assert err.code == "NIKA-PARSE-019" and provider.requests == []
+def test_an_invalid_schema_is_refused_up_front() -> None:
+    # by the field's one rule, when the spec is built: no loop (and no request) ever starts
+    with pytest.raises(NikaError) as refused:
+        spec(schema={"type": 12})
+    assert refused.value.code == "NIKA-PARSE-019"
+    assert "schema is {'type': 12}, but it is not a valid JSON Schema" in refused.value.detail
 
 
 async def test_an_upstream_nika_done_is_dropped_never_shadowing_the_loop() -> None:

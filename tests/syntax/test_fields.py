@@ -65,3 +65,58 @@ def test_a_templated_value_that_fits_reaches_the_provider() -> None:
         'max_turns: "${{ 2 }}" }\n'
     )
     assert result.records["a"].status == "success"
+
+
+def test_every_field_a_verb_resolves_has_its_one_rule() -> None:
+    # Each body field the runtime reads is in the table, or is literal-only by the grammar
+    # (closed sets, whitelists, paths the check reads) — a new field must pick one side.
+    from dataclasses import fields as dataclass_fields
+
+    from nika.syntax.model import AgentBody, ExecBody, InferBody
+
+    literal_only = {"infer": {"thinking", "vision"}, "exec": {"capture", "decode"},
+                    "agent": {"tools", "skills"}}
+    for verb, body in (("infer", InferBody), ("exec", ExecBody), ("agent", AgentBody)):
+        resolved = {f.name for f in dataclass_fields(body)} - literal_only[verb]
+        assert resolved <= set(fields.RULES[verb]) | {"command"}, verb
+
+
+def test_a_templated_model_resolves_before_the_provider_is_chosen() -> None:
+    flow = ("nika: t\ninputs:\n  m: { type: string, default: mock/echo }\n"
+            'tasks:\n  a:\n    infer: { prompt: "x", model: "${{ inputs.m }}" }\n')
+    assert check(flow).valid
+    result, _ = run(flow)
+    assert result.records["a"].status == "success"
+    assert result.records["a"].output == "mock(echo) · x"
+
+
+def test_a_templated_model_that_resolves_to_no_provider_is_the_checks_code() -> None:
+    result, _ = run("nika: t\ninputs:\n  m: { type: string, default: nowhere/x }\n"
+                    'tasks:\n  a:\n    agent: { prompt: "x", model: "${{ inputs.m }}" }\n')
+    error = result.records["a"].error
+    assert error is not None and error.code == "NIKA-PROVIDER-001"  # as `nika check` says
+    assert "`agent.model` resolved to 'nowhere/x'" in error.detail
+    assert "unknown provider 'nowhere'" in error.detail
+
+
+def test_a_templated_schema_is_held_to_the_json_schema_rule_before_any_model_call() -> None:
+    result, events = run(
+        "nika: t\nmodel: mock/echo\ninputs:\n  k: { type: string, default: objet }\n"
+        'tasks:\n  a:\n    infer: { prompt: "x", schema: { type: "${{ inputs.k }}" } }\n')
+    error = result.records["a"].error
+    assert error is not None and error.code == "NIKA-VAR-006"
+    assert "`infer.schema` resolved to {'type': 'objet'}, but it is not a valid JSON Schema" in (
+        error.detail)
+    assert "cost_incurred" not in events.kinds("a")  # the provider was never called
+
+
+def test_an_empty_program_is_exec_002_written_or_resolved() -> None:
+    verdict = check('nika: t\npermits: { exec: true }\ntasks:\n  a:\n'
+                    '    exec: { command: ["", "hi"] }\n')
+    assert [e.code for e in verdict.errors] == ["NIKA-EXEC-002"]
+    result, _ = run('nika: t\npermits: { exec: true }\n'
+                    'inputs:\n  p: { type: string, default: "" }\n'
+                    'tasks:\n  a:\n    exec: { command: ["${{ inputs.p }}", "hi"] }\n')
+    error = result.records["a"].error
+    assert error is not None and error.code == "NIKA-EXEC-002"
+    assert "`exec.command[0]` resolved to '', but it must name a program" in error.detail

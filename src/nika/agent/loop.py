@@ -39,7 +39,7 @@ from nika.agent._emit import Emitter
 from nika.agent._refusals import (
     Bound,
     budget_exhausted,
-    check_schema,
+    output_validator,
     outside_whitelist,
     usage_missing,
     validate_output,
@@ -170,7 +170,7 @@ class _Run:
         self.guard = StallGuard(
             config, finish=_DONE if _DONE in self.universe.intrinsics else None
         )
-        self.validator = check_schema(spec.task_id, spec.schema) if spec.schema else None
+        self.validator = output_validator(spec.schema) if spec.schema else None
         self.turn_bound = Bound.of("max_turns", spec.max_turns, config.default_max_turns, "10")
         token_default = config.default_max_tokens_total
         self.token_bound: Bound | None = None

@@ -48,7 +48,7 @@ class AgentSpec:
                 details={"task": self.task_id, "field": "tools"},
             )
         object.__setattr__(self, "tools", tuple(self.tools))
-        for name in ("max_turns", "max_tokens_total", "max_tokens", "temperature"):
+        for name in ("max_turns", "max_tokens_total", "max_tokens", "temperature", "schema"):
             fields.refuse("agent", name, getattr(self, name), self.task_id)
 
     @property

@@ -4,6 +4,9 @@ load (YAML profile) → build the model (shape) → the ladder of rungs, in orde
 Nothing executes and nothing touches the network; side files are read only where
 the spec asks (child workflows, skill files), relative to the workflow's directory,
 and not at all under `read_side_files=False`.
+
+`check` returns the `Verdict`; `check_workflow` returns it with the model it judged
+(`Checked`), so a run parses and builds its workflow once.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -21,6 +25,7 @@ from nika.errors import NikaError
 
 if TYPE_CHECKING:
     from nika.check.lint import Lint
+    from nika.syntax.model import Workflow
 
 RUNGS: Final[tuple[str, ...]] = (
     "nika.check.models",
@@ -37,7 +42,25 @@ RUNGS: Final[tuple[str, ...]] = (
 )
 """The ladder, in order. Adding a rung is one line here (a module with `run(ctx)`)."""
 
-__all__ = ["CheckContext", "RUNGS", "Verdict", "check"]
+__all__ = ["CheckContext", "Checked", "RUNGS", "Verdict", "check", "check_workflow"]
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A check's `Verdict` and the model it judged: what a run starts from, so the source is
+    parsed and built once.
+
+    `workflow` is None when the document did not load or build (its refusals are in the
+    verdict); a workflow whose rungs refused it still carries its model (the linter read it).
+    """
+
+    verdict: Verdict
+    workflow: Workflow | None = None
+
+    @property
+    def runnable(self) -> Workflow | None:
+        """The model when the verdict is valid, else None: a refused workflow never runs."""
+        return self.workflow if self.verdict.valid else None
 
 
 def check(
@@ -58,11 +81,30 @@ def check(
     `lint=True` also runs the preference rules (`nika.check.lint`) into `Verdict.lints`;
     they judge the shape of whatever model was built, whether or not the rungs refuse it.
     """
+    return check_workflow(
+        text, path, base_dir=base_dir, read_side_files=read_side_files, lint=lint
+    ).verdict
+
+
+def check_workflow(
+    text: str | bytes,
+    path: str | None = None,
+    *,
+    base_dir: Path | None = None,
+    read_side_files: bool = True,
+    lint: bool = False,
+) -> Checked:
+    """`check`, keeping the model it built: the verdict and the workflow, in one `Checked`.
+
+    The arguments are `check`'s; it never raises either. `nika run` executes
+    `Checked.runnable` — the very model the rungs judged — instead of building it again.
+    """
     try:
         with gc_paused():
             return _check(text, path, base_dir, read_side_files, lint)
     except Exception as exc:  # the never-raise contract: a crash is a finding, and a bug
-        return refused([_internal(exc, "the check pipeline")], lints=() if lint else None)
+        errors = [_internal(exc, "the check pipeline")]
+        return Checked(refused(errors, lints=() if lint else None))
 
 
 def _check(
@@ -71,18 +113,18 @@ def _check(
     base_dir: Path | None,
     read_side_files: bool,
     lint: bool,
-) -> Verdict:
+) -> Checked:
     from nika.syntax.loader import load_document
     from nika.syntax.model import build_workflow
 
     try:
         doc = load_document(text, path=path)
     except NikaError as exc:
-        return refused([exc], lints=() if lint else None)
+        return Checked(refused([exc], lints=() if lint else None))
     workflow, shape_errors = build_workflow(doc)
     if workflow is None or shape_errors:
         # Rungs read a well-formed model; judging a broken one only multiplies noise.
-        return refused(shape_errors, lints=() if lint else None)
+        return Checked(refused(shape_errors, lints=() if lint else None))
     file = Path(path) if path not in (None, "-") else None
     ctx = CheckContext(
         document=doc,
@@ -92,7 +134,7 @@ def _check(
         read_side_files=read_side_files,
     )
     verdict = _climb(ctx)
-    return _with_lints(verdict, ctx) if lint else verdict
+    return Checked(_with_lints(verdict, ctx) if lint else verdict, workflow)
 
 
 def _with_lints(verdict: Verdict, ctx: CheckContext) -> Verdict:

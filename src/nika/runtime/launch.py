@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from nika._term import json_printable, printable
 from nika.agent.seams import Provider, ToolExecutor
-from nika.check import Verdict, check
+from nika.check import Verdict, check_workflow
 from nika.check.capability import CODE as CAPABILITY
 from nika.check.graph import derive
 from nika.check.render import render_human
@@ -61,8 +61,7 @@ from nika.runtime.signals import Stop, exit_code
 from nika.runtime.stream import NdjsonSink
 from nika.runtime.toolbox import Toolbox, needs_mcp
 from nika.runtime.values import bind_inputs, parse_var
-from nika.syntax.loader import load_document
-from nika.syntax.model import Workflow, build_workflow
+from nika.syntax.model import Workflow
 from nika.tools.builtins import TerminalPromptIO
 from nika.tools.mcp_registry import McpRegistry, load_registry
 
@@ -138,8 +137,9 @@ def run_command(options: RunOptions, streams: Streams,
         streams.err.write(f"nika run: cannot read {str(options.file)!r}: {exc.strerror or exc}\n")
         _write_report(options, refused_report([], Masker()))
         return EXIT_USAGE
-    verdict = check(source, path=str(options.file))
-    if not verdict.valid:
+    checked = check_workflow(source, path=str(options.file))
+    verdict, workflow = checked.verdict, checked.runnable  # the model the check judged
+    if workflow is None:
         _print_refusal(options, streams, verdict)
         _write_report(options, refused_report(verdict.errors, Masker()))
         return EXIT_FAILURE
@@ -149,7 +149,6 @@ def run_command(options: RunOptions, streams: Streams,
             streams.err.write(f"nika run: {refusal.code}: {printable(refusal.detail)}\n")
         _write_report(options, refused_report(unserved, Masker()))
         return EXIT_FAILURE
-    workflow = _model(source, str(options.file))
     try:
         inputs = bind_inputs(workflow.inputs, dict(parse_var(v) for v in options.vars), env)
         registry = named
@@ -287,13 +286,6 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def _model(source: bytes, path: str) -> Workflow:
-    workflow, findings = build_workflow(load_document(source, path=path))
-    if workflow is None or findings:  # the check just passed the same bytes
-        raise AssertionError("a checked workflow failed to build")
-    return workflow
-
-
 def _print_refusal(options: RunOptions, streams: Streams, verdict: Verdict) -> None:
     if options.json:
         streams.out.write(json_printable(verdict.to_json()) + "\n")
@@ -363,14 +355,13 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
                 raise NikaError("NIKA-SEC-003", f"child workflow {str(path)!r} nests deeper "
                                 f"than {MAX_DEPTH} levels; break the recursion",
                                 details={"workflow": str(path), "depth": depth})
-            source = path.read_bytes()
-            verdict = check(source, path=str(path))
-            if not verdict.valid:
-                first = verdict.errors[0]
+            checked = check_workflow(path.read_bytes(), path=str(path))
+            sub = checked.runnable
+            if sub is None:
+                first = checked.verdict.errors[0]
                 raise NikaError(first.code, f"child workflow {str(path)!r} is refused by the "
                                 f"check: {first.detail}", category=first.category,
                                 details={"workflow": str(path)})
-            sub = _model(source, str(path))
             # The child's frames join the invoking run's bus (`into`), nested under `unit`.
             child_bus = EventBus(sinks=[ChildFrames(into, unit)], clock=bus.clock, mask=mask)
             sub_gate = PermitGate(sub, child_bus, caller=caller)  # own permits ∩ the caller's

@@ -195,19 +195,16 @@ def verify_receipt(receipt: Mapping[str, Any], *, journal: bytes | None = None,
 def workflow_identity(path: Path) -> tuple[dict[str, Any], str, bytes]:
     """A workflow file's check certificate, semantic hash and bytes (raises `NikaError`
     when the check refuses it: a refused workflow has no certificate to fold)."""
-    from nika.check import check
+    from nika.check import check_workflow
     from nika.runtime.replay import Replay
-    from nika.syntax.loader import load_document
-    from nika.syntax.model import build_workflow
 
     source = path.read_bytes()
-    verdict = check(source, path=str(path))
-    if not verdict.valid:
+    checked = check_workflow(source, path=str(path))
+    verdict, workflow = checked.verdict, checked.runnable
+    if workflow is None:
         first = verdict.errors[0]
         raise NikaError(first.code, f"the workflow {str(path)!r} is refused by the check "
                         f"({first.detail}); a receipt folds the certificate of a valid one")
-    workflow, _ = build_workflow(load_document(source, path=str(path)))
-    assert workflow is not None  # the check just passed the same bytes
     semantic = Replay(workflow, path.parent.resolve(), workflow.model).semantic()
     return dict(verdict.sections.get("certificate", {})), semantic, source
 

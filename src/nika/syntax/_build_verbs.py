@@ -8,7 +8,6 @@ from typing import Any, Final
 
 from nika.syntax import fields
 from nika.syntax._shape import KeyPath, Shape, show
-from nika.syntax.json_schema import schema_problem
 from nika.syntax.model import AgentBody, Body, ExecBody, InferBody, InvokeBody, TaskId, Verb
 from nika.syntax.toolref import MCP_SERVER, MCP_TOOL
 
@@ -90,18 +89,18 @@ def _model(shape: Shape, raw: Mapping[str, Any], at: KeyPath, what: str) -> str 
 
 
 def _schema(
-    shape: Shape, raw: Mapping[str, Any], at: KeyPath, what: str
+    shape: Shape, raw: Mapping[str, Any], at: KeyPath, what: str, verb: str
 ) -> Mapping[str, Any] | None:
     if "schema" not in raw:
         return None
     value = raw["schema"]
     if not shape.mapping(value, (*at, "schema"), f"`schema:` of {what} (a JSON Schema object)"):
         return None
-    problem = schema_problem(value)
+    problem = fields.literal_problem(verb, "schema", value)
     if problem is not None:
         shape.report(
-            "NIKA-PARSE-019",
-            f"`schema:` of {what} is not a valid JSON Schema: {problem}; fix the schema "
+            _code(verb, "schema"),
+            f"`schema:` of {what} {problem}; fix the schema "
             "(JSON Schema 2020-12 unless `$schema` names another draft)",
             (*at, "schema"),
         )
@@ -109,14 +108,18 @@ def _schema(
     return value if isinstance(value, Mapping) else None
 
 
+def _code(verb: str, field: str) -> str:
+    return fields.RULES[verb][field].code or fields.LITERAL
+
+
 def _knobs(shape: Shape, raw: Mapping[str, Any], at: KeyPath, verb: str) -> None:
-    """Judge each shaped field written as a literal by its one rule (`nika.syntax.fields`);
+    """Judge each numeric knob written as a literal by its one rule (`nika.syntax.fields`);
     a `${{ }}` template is judged by the same rule once it resolves, at run time."""
-    for name in fields.RULES[verb]:
+    for name in fields.SHAPED[verb]:
         problem = fields.literal_problem(verb, name, raw.get(name))
         if problem is not None:
             shape.report(
-                "NIKA-PARSE-019", f"`{verb}.{name}` {problem}, got {show(raw[name])}", (*at, name)
+                _code(verb, name), f"`{verb}.{name}` {problem}, got {show(raw[name])}", (*at, name)
             )
 
 
@@ -142,7 +145,7 @@ def _infer(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> In
         model=_model(shape, raw, at, what),
         temperature=raw.get("temperature"),
         max_tokens=raw.get("max_tokens"),
-        schema=_schema(shape, raw, at, what),
+        schema=_schema(shape, raw, at, what, "infer"),
         thinking=thinking if isinstance(thinking, Mapping) else None,
         vision=tuple(vision),
     )
@@ -190,6 +193,14 @@ def _exec(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Exe
             )
         else:
             command = tuple(value)
+            problem = fields.literal_problem("exec", "command[0]", value[0])
+            if problem is not None:
+                shape.report(
+                    _code("exec", "command[0]"),
+                    f"the program of task `{tid}` (`command[0]`) {problem}; name the program "
+                    'as the first element, e.g. `command: ["echo", "hi"]`',
+                    (*at, "command"),
+                )
     else:
         value = raw["shell"]
         if not isinstance(value, str) or not value.strip():
@@ -319,5 +330,5 @@ def _agent(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Ag
         max_turns=raw.get("max_turns"),
         max_tokens_total=raw.get("max_tokens_total"),
         temperature=raw.get("temperature"),
-        schema=_schema(shape, raw, at, what),
+        schema=_schema(shape, raw, at, what, "agent"),
     )

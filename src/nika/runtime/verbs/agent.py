@@ -15,13 +15,12 @@ from typing import Any
 
 from nika.agent.loop import run_agent
 from nika.agent.seams import AgentObserver, ToolDefinition, ToolExecutor, ToolResult
-from nika.agent.spec import AgentSpec
 from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError
 from nika.runtime.events import AgentFrames, UnitAttempt
 from nika.runtime.services import EffectGate, RunServices, servers_down
-from nika.runtime.verbs.infer import knob, reply_schema, resolve_model, text_field
+from nika.runtime.verbs.specs import agent_spec
 from nika.syntax.globs import glob_match
 from nika.syntax.model import AgentBody, Task
 
@@ -107,19 +106,8 @@ async def run_agent_task(
 ) -> Any:
     """Run the loop and return its output; the loop's summary lands in `notes` (for the
     task's terminal frame) whichever way the loop ends."""
-    model = resolve_model(task, body.model, services)
-    spec = AgentSpec(
-        prompt=text_field(body.prompt, env) or "",
-        model=model,
-        task_id=task.id,
-        system=text_field(body.system, env),
-        tools=tuple(body.tools),
-        max_turns=knob("agent", "max_turns", body.max_turns, env, task),
-        max_tokens_total=knob("agent", "max_tokens_total", body.max_tokens_total, env, task),
-        temperature=knob("agent", "temperature", body.temperature, env, task),
-        schema=reply_schema(task, body.schema, env),
-        extra_system=_skills(task, body.skills, services.workflow_dir),
-    )
+    spec = agent_spec(task, body, env, services.model,
+                      extra_system=_skills(task, body.skills, services.workflow_dir))
     universe = services.tools(task.id) if body.tools else None
     if services.mcp is not None and universe is not None:
         servers = reachable_servers(body.tools)
@@ -130,7 +118,7 @@ async def run_agent_task(
     tools = GatedExecutor(universe, services.gate, task.id) if universe is not None else None
     result = await run_agent(
         spec,
-        provider=services.providers.get(model, timeout),
+        provider=services.providers.get(spec.model, timeout),
         tools=tools,
         observer=frames,
         config=services.agent_config,

@@ -25,9 +25,8 @@ from nika.check.blocklist import refuse_argv, refuse_blocked
 from nika.errors import NikaError
 from nika.runtime.services import RunServices
 from nika.runtime.verbs.childenv import compose_env
-from nika.syntax.binding import interpolate
+from nika.runtime.verbs.specs import exec_spec
 from nika.syntax.model import ExecBody, Task
-from nika.syntax.template import stringify
 
 _EXCERPT: Final = 2000
 _MIB: Final = 1 << 20
@@ -36,10 +35,6 @@ _REAP_S: Final = 5.0
 MAX_CAPTURE: Final = 32 * _MIB
 """The most a command may write to one stream (stdout or stderr) before it is stopped
 (`NIKA-EXEC-003`): what is captured is held in memory and becomes the task's output."""
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else stringify(value)
 
 
 def _trim(text: str) -> str:
@@ -51,40 +46,24 @@ async def run_exec(
     task: Task, body: ExecBody, env: Mapping[str, Any], services: RunServices
 ) -> Any:
     """Spawn, wait, and shape the output per `capture:` / `decode:`."""
-    if body.command is not None:
-        argv = [_text(interpolate(part, env)) for part in body.command]
-        if not argv or not argv[0]:
-            raise NikaError("NIKA-EXEC-002", f"task {task.id!r}: `command:` resolved to an "
-                            "empty program; name the program as its first element",
-                            details={"task": task.id})
+    spec = exec_spec(task, body, env)
+    argv = list(spec.argv)
+    if spec.shell is None:
         services.gate.exec_program(task.id, argv[0], shell=False)
         refuse_argv(task.id, argv)
-        line = None
     else:
-        line = _text(interpolate(body.shell or "", env))
-        services.gate.exec_program(task.id, line, shell=True)
-        refuse_blocked(task.id, line)
-        argv = ["/bin/sh", "-c", line]
-    cwd = _cwd(body, env, services)
-    child_env = compose_env(
-        services.environ,
-        services.gate.child_env_names(task.id),
-        {str(k): _text(interpolate(v, env)) for k, v in body.env.items()},
-    )
+        services.gate.exec_program(task.id, spec.shell, shell=True)
+        refuse_blocked(task.id, spec.shell)
+    cwd = services.base_dir if spec.cwd is None else services.base_dir / spec.cwd
+    child_env = compose_env(services.environ, services.gate.child_env_names(task.id),
+                            dict(spec.env))
     if services.children is not None:
         child_env.update(services.children.env())  # the run's watchdog marker
-    stdin = _text(interpolate(body.stdin, env)).encode() if body.stdin is not None else None
+    stdin = spec.stdin.encode() if spec.stdin is not None else None
     services.bus.emit("verb_invoked", task.id, verb="exec", program=argv[0],
-                      shell=line is not None)
+                      shell=spec.shell is not None)
     code, out, err = await _spawn(task, argv, cwd, child_env, stdin, body.capture)
     return _shape(task, body, code, out, err)
-
-
-def _cwd(body: ExecBody, env: Mapping[str, Any], services: RunServices) -> Path:
-    if body.cwd is None:
-        return services.base_dir
-    path = Path(_text(interpolate(body.cwd, env)))
-    return path if path.is_absolute() else services.base_dir / path
 
 
 async def _spawn(

@@ -24,48 +24,10 @@ from nika.agent.seams import (
 from nika.errors import NikaError
 from nika.prices import is_priced
 from nika.runtime.services import RunServices
-from nika.syntax import fields
-from nika.syntax.binding import interpolate
-from nika.syntax.lower import lower
+from nika.runtime.verbs.specs import infer_spec
 from nika.syntax.model import InferBody, Task
-from nika.syntax.template import stringify
 
 SCHEMA_RETRIES: Final = 2
-
-
-def resolve_model(task: Task, own: str | None, services: RunServices) -> str:
-    """The task's model, else the run default (`--model`, else the workflow's `model:`)."""
-    model = own or services.model
-    if not model:
-        raise NikaError(
-            "NIKA-PROVIDER-001",
-            f"task {task.id!r} names no model and the workflow has no `model:`; add "
-            "`model: <provider>/<name>` to the task or the envelope, or pass --model",
-            details={"task": task.id},
-        )
-    return model
-
-
-def text_field(value: Any, env: Mapping[str, Any]) -> str | None:
-    """A resolved text field: islands rendered, a non-string value rendered as text."""
-    if value is None:
-        return None
-    resolved = interpolate(value, env)
-    return resolved if isinstance(resolved, str) else stringify(resolved)
-
-
-def reply_schema(task: Task, schema: Any, env: Mapping[str, Any]) -> Any:
-    """The structured-output contract of a model verb: its `schema:`, else its `returns:`
-    lowered (09 §returns — the same enforcement lane), else None (free text)."""
-    if schema is not None:
-        return interpolate(schema, env)
-    return lower(task.returns) if task.returns is not None else None
-
-
-def knob(verb: str, field: str, raw: Any, env: Mapping[str, Any], task: Task) -> Any:
-    """A shaped field (`temperature`, `max_tokens`, …) resolved and held to its one rule
-    (`nika.syntax.fields`): `NIKA-VAR-006` when the resolved value does not fit."""
-    return None if raw is None else fields.resolved(verb, field, interpolate(raw, env), task.id)
 
 
 async def run_infer(
@@ -73,23 +35,18 @@ async def run_infer(
     timeout: float | None,
 ) -> Any:
     """Call the model once (plus schema repairs); returns the text or the validated object."""
-    model = resolve_model(task, body.model, services)
-    prompt = text_field(body.prompt, env) or ""
-    system = text_field(body.system, env)
-    schema = reply_schema(task, body.schema, env)
-    contract = "schema" if body.schema is not None else "returns"
-    temperature = knob("infer", "temperature", body.temperature, env, task)
-    max_tokens = knob("infer", "max_tokens", body.max_tokens, env, task)
+    spec = infer_spec(task, body, env, services.model)
+    model, schema, contract = spec.model, spec.schema, spec.contract
     provider = services.providers.get(model, timeout)
-    messages: list[Message] = [UserMessage(prompt)]
+    messages: list[Message] = [UserMessage(spec.prompt)]
     services.bus.emit("verb_invoked", task.id, verb="infer", model=model)
     for repair in range(SCHEMA_RETRIES + 1):
         request = ModelRequest(
             model=model,
-            system=system,
+            system=spec.system,
             messages=tuple(messages),
-            temperature=temperature,
-            max_tokens=max_tokens,
+            temperature=spec.temperature,
+            max_tokens=spec.max_tokens,
             response_schema=schema,
         )
         response = await provider.complete(request)
@@ -152,6 +109,4 @@ def _validated(text: str, schema: Mapping[str, Any]) -> tuple[Any, str | None]:
     except jsonschema.ValidationError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
         return None, f"at {where}: {exc.message}"
-    except jsonschema.SchemaError as exc:
-        return None, f"the schema itself is invalid: {exc.message}"
     return value, None
