@@ -107,3 +107,23 @@ def test_a_prompt_with_a_default_answers_itself(tmp_path: Path, monkeypatch: pyt
     project = Project(tmp_path, monkeypatch, capsys, text)
     assert project.run()[0] == 0
     assert "deploy" not in project.log() and frames(project.latest(), "workflow_completed")
+
+
+def test_outputs_reading_a_gated_task_wait_for_the_resume(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # outputs read a world still waiting for its human: a pause, never an unresolved read
+    monkeypatch.setenv("GATE_STAGE", "prod-secret-stage")
+    flow = GATED + "outputs:\n  shipped: ${{ tasks.deploy.status }}\n  built: ${{ tasks.build.output }}\n"
+    project = Project(tmp_path, monkeypatch, capsys, flow)
+    code, err = project.run("--report", "report.json")
+    assert code == EXIT_PAUSED, err
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["workflow_state"] == "paused" and "error" not in report
+    [end] = frames(project.latest(), "workflow_paused")
+    assert "error" not in end and "outputs" not in end
+    code, err = project.run("--resume", str(project.latest()), "--answer", "approve=no",
+                            "--report", "report.json")
+    assert code == 0, err
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["outputs"] == {"shipped": "skipped", "built": "v1"}

@@ -365,8 +365,12 @@ class Runner:
 
     def _finish(self) -> RunResult:
         cleanup = frozenset(self._graph.cleanup)
-        outputs, output_error = workflow_outputs(self._workflow, self._base_env, self._views)
         failed = any(r.status == "failure" for t, r in self._records.items() if t not in cleanup)
+        settled = not self._paused or failed or self._cancelled or self._stalled is not None
+        # A paused run's outputs read a world still waiting for its human: they are evaluated
+        # by the run that settles it (the resume), never here.
+        outputs, output_error = (workflow_outputs(self._workflow, self._base_env, self._views)
+                                 if settled else ({}, None))
         state: WorkflowState = (
             "cancelled" if self._cancelled
             else "failure" if failed or output_error is not None or self._stalled is not None
