@@ -114,7 +114,8 @@ def test_outputs_reading_a_gated_task_wait_for_the_resume(
         capsys: pytest.CaptureFixture[str]) -> None:
     # outputs read a world still waiting for its human: a pause, never an unresolved read
     monkeypatch.setenv("GATE_STAGE", "prod-secret-stage")
-    flow = GATED + "outputs:\n  shipped: ${{ tasks.deploy.status }}\n  built: ${{ tasks.build.output }}\n"
+    flow = GATED + ("outputs:\n  shipped: ${{ tasks.deploy.status }}\n"
+                    "  built: ${{ tasks.build.output }}\n")
     project = Project(tmp_path, monkeypatch, capsys, flow)
     code, err = project.run("--report", "report.json")
     assert code == EXIT_PAUSED, err

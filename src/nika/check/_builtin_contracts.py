@@ -306,7 +306,7 @@ def _date(a: Mapping[str, Any], r: Report) -> None:
     allowed = date_args.OP_ARGS[op]
     _closed(a, ("op", *allowed), r, d, f" under `op: {op}`")
     _required(a, date_args.OP_REQUIRED.get(op, ()), r, d)
-    _enum(a, "unit", tuple(date_args.UNITS), r, d)
+    _enum(a, "unit", tuple(date_args.UNIT_NAMES), r, d)
     value = a.get("duration")
     if "duration" in allowed and isinstance(value, str) and _literal(value):
         try:

@@ -35,18 +35,34 @@ OP_REQUIRED: Final = {
 UNITS: Final = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 """`diff`'s `unit:` choices, in seconds."""
 
-_DAYS: Final = re.compile(r"\A([0-9]+)([dw])\Z")
+UNIT_NAMES: Final = {
+    **{unit: unit for unit in UNITS},
+    **{f"{name}{plural}": unit
+       for name, unit in (("millisecond", "ms"), ("second", "s"), ("minute", "m"),
+                          ("hour", "h"), ("day", "d"), ("week", "w"))
+       for plural in ("", "s")},
+}
+"""Every spelling `unit:` accepts (the short unit, or its English name, as the spec's own
+examples write `unit: minutes`) → the short unit."""
+
+_CALENDAR: Final = re.compile(r"(?:([0-9]+)w)?(?:([0-9]+)d)?")
+_DAY_NS: Final = 86_400 * 10**9
 
 
 def step(text: str) -> Duration:
-    """The `duration:` of an add/subtract: a Go duration with no 24h cap; raises
-    `DurationError` (a day or week count is told its spelling in hours)."""
-    try:
+    """The `duration:` of an add/subtract: a Go duration with no 24h cap, led by whole weeks
+    and days when the window counts them (`7d`, `1w2d`, `1d12h` — as the spec's examples
+    write a window); raises `DurationError`."""
+    calendar = _CALENDAR.match(text)
+    assert calendar is not None  # every part of the pattern is optional
+    days = 7 * int(calendar.group(1) or 0) + int(calendar.group(2) or 0)
+    rest = text[calendar.end():]
+    if days == 0:
         return parse_duration(text, max_ns=10**30)
+    if not rest:
+        return Duration(text, days * _DAY_NS)
+    try:
+        tail = parse_duration(rest, max_ns=10**30)
     except DurationError as err:
-        days = _DAYS.match(text)
-        if days is None:
-            raise
-        hours = int(days.group(1)) * (24 if days.group(2) == "d" else 168)
-        spelled = f'{err}; for {text!r} write "{hours}h" (a duration counts hours, not days)'
-        raise DurationError(spelled) from None
+        raise DurationError(f"after the {days} day(s) of {text!r}: {err}") from None
+    return Duration(text, days * _DAY_NS + tail.nanoseconds)

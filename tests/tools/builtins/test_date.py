@@ -56,6 +56,9 @@ async def test_date_refusals_are_date_001(make, args):
 AGREEMENT = [
     {"op": "add", "base": "2026-01-01T00:00:00Z", "duration": "7d"},
     {"op": "subtract", "duration": "2w"},
+    {"op": "add", "duration": "1d12q"},
+    {"op": "diff", "start": "2026-05-01T00:00:00Z", "end": "2026-05-02T00:00:00Z",
+     "unit": "minutes"},
     {"op": "add", "duration": "168h"},
     {"op": "add", "base": "yesterday", "duration": "1h"},
     {"op": "format", "input": "2026-05-23", "format": "%Y"},
@@ -83,3 +86,29 @@ async def test_check_refuses_exactly_the_literals_the_run_refuses(make, args):
     ran = result.error
     static = [e.code for e in verdict.errors]
     assert static == ([ran.code] if ran is not None else []), (static, ran)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({"op": "subtract", "duration": "7d"}, "2026-05-16T09:00:00Z"),
+        ({"op": "add", "duration": "1w2d"}, "2026-06-01T09:00:00Z"),
+        ({"op": "add", "duration": "1d12h30m"}, "2026-05-24T21:30:00Z"),
+        ({"op": "diff", "start": "2026-05-23T08:00:00Z", "end": "2026-05-23T09:30:00Z",
+          "unit": "minutes"}, 90),
+        ({"op": "diff", "start": "2026-05-01T00:00:00Z", "end": "2026-05-23T00:00:00Z",
+          "unit": "week"}, 3),
+    ],
+)
+async def test_windows_count_days_and_weeks_and_units_read_as_spelled(make, args, expected):
+    # the spec's own examples write `duration: "7d"` (competitor-radar) and `unit: minutes`
+    # (release-train)
+    result = await make(now=lambda: NOW).call("nika:date", args)
+    assert result.error is None and result.structured == expected
+
+
+@pytest.mark.parametrize("duration", ["1.5d", "2d1w", "1d12q", "0d"])
+async def test_a_malformed_window_is_date_001(make, duration):
+    err = (await make(now=lambda: NOW).call("nika:date",
+                                             {"op": "add", "duration": duration})).error
+    assert err is not None and err.code == "NIKA-BUILTIN-DATE-001"

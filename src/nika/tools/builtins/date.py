@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from nika.syntax.date_args import CODE, OP_ARGS, OP_REQUIRED, UNITS, step
+from nika.syntax.date_args import CODE, OP_ARGS, OP_REQUIRED, UNIT_NAMES, UNITS, step
 from nika.syntax.durations import DurationError
 from nika.tools.builtins._base import Builtin, Context, fail, obj
 
@@ -90,15 +90,16 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str | int:
         return iso(parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=zone))
     start, end = _instant(args["start"], "start", UTC), _instant(args["end"], "end", UTC)
     seconds = (end - start).total_seconds()
-    return int(seconds / _UNITS[args.get("unit", "s")])
+    return int(seconds / _UNITS[UNIT_NAMES[args.get("unit", "s")]])
 
 
 BUILTIN = Builtin(
     name="nika:date",
     description=(
         "Timestamp arithmetic (IANA time zones, UTC default, ISO 8601 out). op: now {tz} | "
-        "add/subtract {base, duration} | format {input, format (strftime)} | parse {input, "
-        "format} | diff {start, end, unit: ms|s|m|h|d|w} (returns an integer)."
+        "add/subtract {base, duration: e.g. 90m, 7d, 1w2d} | format {input, format (strftime)} | "
+        "parse {input, format} | diff {start, end, unit: ms|s|m|h|d|w or its name, e.g. "
+        "minutes} (returns an integer)."
     ),
     schema=obj(
         {
@@ -110,7 +111,7 @@ BUILTIN = Builtin(
             "format": {"type": "string"},
             "start": {"type": "string"},
             "end": {"type": "string"},
-            "unit": {"enum": list(_UNITS), "default": "s"},
+            "unit": {"enum": list(UNIT_NAMES), "default": "s"},
         }
     ),
     run=run,
