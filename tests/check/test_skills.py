@@ -73,6 +73,28 @@ def test_invalid_skill_refused(tmp_path: Path, text: str) -> None:
     assert codes(tmp_path, "skills/s/SKILL.md") == ["NIKA-AGENT-004"]
 
 
+def test_frontmatter_is_read_as_yaml_1_2_core(tmp_path: Path) -> None:
+    # `no` is text under YAML 1.2's core schema (YAML 1.1 would make it false and refuse it).
+    write(tmp_path, "---\nname: 'no'\ndescription: no\nmetadata: {tags: [a, b]}\n---\nBody.\n")
+    assert codes(tmp_path, "skills/s/SKILL.md") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("---\n- a\n---\n", "not a mapping"),
+        ("---\n---\n", "not a mapping"),
+        ("---\nname: &n a\ndescription: *n\n---\n", "anchor"),
+        ("---\nname: a\nname: b\ndescription: d\n---\n", "not valid YAML"),
+    ],
+)
+def test_a_refused_frontmatter_says_why(tmp_path: Path, text: str, why: str) -> None:
+    write(tmp_path, text)
+    found = findings(tmp_path, "skills/s/SKILL.md")
+    assert [f.code for f in found] == ["NIKA-AGENT-004"]
+    assert why in found[0].detail
+
+
 def test_ungranted_path_is_never_read(tmp_path: Path) -> None:
     write(tmp_path, "not a skill")
     assert codes(tmp_path, "skills/s/SKILL.md", read='["docs/**"]') == []

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ruamel.yaml import YAML
 
 from nika.agent import (
     AgentSpec,
@@ -21,6 +20,7 @@ from nika.agent import (
 from nika.agent.fakes import RecordingExecutor, definition
 from nika.errors import NikaError
 from nika.providers.mock import MockProvider, shaped_default
+from nika.syntax.loader import load_document
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"  # beside the clone, locally and in CI
 CONFORMANCE = SHARED / "conformance" / "tests" / "runtime" / "agent"
@@ -101,7 +101,7 @@ async def test_with_tools_it_calls_the_first_offered_one_with_shaped_args() -> N
 
 
 def _agent_spec(path: Path, task: str) -> AgentSpec:
-    document = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    document = load_document(path.read_bytes(), path=str(path)).root
     body = document["tasks"][task]["agent"]
     return AgentSpec(
         task_id=task,

@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
+from typing import TYPE_CHECKING, Any, Literal
 
 from nika.errors import NikaError
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
 
 _QUOTE_CHARS = 120
 
@@ -106,6 +105,10 @@ def outside_whitelist(task_id: str, names: Sequence[str], whitelist: Sequence[st
 def output_validator(schema: Mapping[str, Any]) -> Validator:
     """The validator of the task's `schema:` (`AgentSpec` held the schema itself to the
     field's one rule, `nika.syntax.fields`)."""
+    # Only a task with `schema:` pays for jsonschema (`import nika.agent` stays light).
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import validator_for
+
     return validator_for(schema, default=Draft202012Validator)(schema)
 
 
@@ -132,6 +135,8 @@ def validate_output(
                 "the answer as nika:done's `result`",
                 details={"path": "$", "partial_output": from_text},
             )
+    from jsonschema.exceptions import best_match
+
     error: ValidationError | None = best_match(validator.iter_errors(output))
     if error is None:
         return output

@@ -20,7 +20,6 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from nika.check.context import CheckContext, Finding
 from nika.check.side_files import Unreadable, read_capped
@@ -99,15 +98,17 @@ def _skill_problem(file: Path) -> tuple[str, str] | None:
             "NIKA-AGENT-004",
             "is not an Agent Skill: its frontmatter is never closed by a `---` line",
         )
-    from ruamel.yaml import YAML  # only a workflow with skill files pays for this import
-    from ruamel.yaml.error import YAMLError
+    from nika.syntax.loader import load_mapping  # only a workflow with skill files reads YAML
 
     try:
-        front: Any = YAML(typ="safe", pure=True).load("\n".join(lines[1:end]))
-    except YAMLError:
-        return "NIKA-AGENT-004", "is not an Agent Skill: its frontmatter is not valid YAML"
-    if not isinstance(front, dict):
-        return "NIKA-AGENT-004", "is not an Agent Skill: its frontmatter is not a mapping"
+        front = load_mapping("\n".join(lines[1:end]))
+    except NikaError as exc:
+        if exc.code in ("NIKA-PARSE-002", "NIKA-PARSE-019"):
+            return "NIKA-AGENT-004", "is not an Agent Skill: its frontmatter is not a mapping"
+        return (
+            "NIKA-AGENT-004",
+            f"is not an Agent Skill: its frontmatter is not valid YAML ({exc.detail})",
+        )
     for key in ("name", "description"):
         value = front.get(key)
         if not isinstance(value, str) or not value.strip():

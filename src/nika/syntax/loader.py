@@ -29,6 +29,7 @@ __all__ = [
     "MAX_SCALAR_BYTES",
     "Document",
     "load_document",
+    "load_mapping",
 ]
 
 
@@ -84,3 +85,13 @@ def load_document(source: str | bytes, *, path: str | None = None) -> Document:
     with gc_paused():  # the walk builds plain, acyclic data: nothing for the collector to find
         root, positions = build_tree(parse_events(data))
     return Document(root=root, source=text, path=path, _positions=positions)
+
+
+def load_mapping(text: str) -> dict[str, Any]:
+    """Embedded YAML (a skill file's frontmatter) as a plain mapping, read by the same event
+    walk as a workflow: YAML 1.2 core schema, no anchors, aliases or custom tags, string keys.
+    A workflow file's own gates (size, BOM, NFC) are the caller's. Raises `NikaError`: an
+    empty text is NIKA-PARSE-002, a root other than a mapping NIKA-PARSE-019."""
+    with gc_paused():
+        root, _ = build_tree(parse_events(text.encode("utf-8", errors="replace")))
+    return dict(root)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
 
-import httpx
+import httpx2
 
 from nika.errors import NikaError
 from nika.tools.builtins import _extract_html
@@ -25,7 +25,7 @@ from nika.tools.builtins._http import Outgoing, network_error, parse_url, reques
 _COLOR: Final = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b|rgba?\([^)]*\)")
 
 
-def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+def _origin(url: httpx2.URL) -> tuple[str, str, int | None]:
     return url.scheme, url.host, url.port
 
 
@@ -53,7 +53,7 @@ def robots_disallows(text: str) -> list[str]:
     return prefixes
 
 
-async def _robots(ctx: Context, root: httpx.URL, headers: Mapping[str, str]) -> list[str]:
+async def _robots(ctx: Context, root: httpx2.URL, headers: Mapping[str, str]) -> list[str]:
     probe = str(root.copy_with(path="/robots.txt", query=None, fragment=None))
     try:
         response = await request(ctx, Outgoing("GET", probe, headers))
@@ -105,7 +105,7 @@ async def crawl(
     sent = {str(k): str(v) for k, v in headers.items()}
     disallowed = await _robots(ctx, root, sent) if options.get("respect_robots", True) else []
 
-    def allowed(url: httpx.URL) -> bool:
+    def allowed(url: httpx2.URL) -> bool:
         return not any(url.path.startswith(prefix) for prefix in disallowed)
 
     if not allowed(root):
@@ -151,7 +151,7 @@ async def crawl(
             target = _strip_fragment(link)
             if target in seen or urlsplit(target).scheme not in ("http", "https"):
                 continue
-            parsed = httpx.URL(target)
+            parsed = httpx2.URL(target)
             if _origin(parsed) == _origin(root) and allowed(parsed):
                 seen.add(target)
                 queue.append(target)

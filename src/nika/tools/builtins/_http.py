@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-import httpx
+import httpx2
 
 from nika.check.effects import Effect
 from nika.errors import NikaError
@@ -48,9 +48,9 @@ class Outgoing:
 class Response:
     """The final response: where it came from, its status, headers and (capped) body."""
 
-    url: httpx.URL
+    url: httpx2.URL
     status: int
-    headers: httpx.Headers
+    headers: httpx2.Headers
     body: bytes
 
     @property
@@ -73,11 +73,11 @@ def network_error(detail: str, *, transient: bool, **details: Any) -> NikaError:
     )
 
 
-def parse_url(raw: str) -> httpx.URL:
+def parse_url(raw: str) -> httpx2.URL:
     """An absolute http(s) URL, or `NIKA-INVOKE-002` naming what is wrong."""
     try:
-        url = httpx.URL(raw)
-    except (httpx.InvalidURL, TypeError):
+        url = httpx2.URL(raw)
+    except (httpx2.InvalidURL, TypeError):
         raise fail("NIKA-INVOKE-002", f"`url: {raw!r}` is not a valid URL", arg="url") from None
     if url.scheme not in ("http", "https") or not url.host:
         raise fail(
@@ -88,7 +88,7 @@ def parse_url(raw: str) -> httpx.URL:
     return url
 
 
-async def gate(ctx: Context, url: httpx.URL) -> list[str]:
+async def gate(ctx: Context, url: httpx2.URL) -> list[str]:
     """Judge one hop (permits → data-as-code → SSRF floor); returns the judged addresses."""
     judge_effect(ctx, Effect(kind="net", target=url.host, task=ctx.task))
     klass = code_bearing_class(url.path)
@@ -117,16 +117,16 @@ def _reason(err: Exception) -> str:
     return str(err) or type(err).__name__
 
 
-def _same_origin(a: httpx.URL, b: httpx.URL) -> bool:
+def _same_origin(a: httpx2.URL, b: httpx2.URL) -> bool:
     return (a.scheme, a.host, a.port) == (b.scheme, b.host, b.port)
 
 
 async def _open(
-    client: httpx.AsyncClient, hop: Outgoing, url: httpx.URL, addresses: list[str]
-) -> httpx.Response:
+    client: httpx2.AsyncClient, hop: Outgoing, url: httpx2.URL, addresses: list[str]
+) -> httpx2.Response:
     """Connect to the first judged address that accepts (a dual-stack name may resolve to
     an address family the server does not listen on)."""
-    headers = httpx.Headers(hop.headers)
+    headers = httpx2.Headers(hop.headers)
     headers["host"] = url.netloc.decode("ascii")
     extensions = {"sni_hostname": url.host} if url.scheme == "https" else {}
     for ip in addresses[:-1]:
@@ -139,7 +139,7 @@ async def _open(
         )
         try:
             return await client.send(request, stream=True)
-        except httpx.ConnectError:
+        except httpx2.ConnectError:
             continue
     request = client.build_request(
         hop.method,
@@ -152,17 +152,17 @@ async def _open(
 
 
 async def _send(
-    client: httpx.AsyncClient, ctx: Context, hop: Outgoing, url: httpx.URL, addresses: list[str]
+    client: httpx2.AsyncClient, ctx: Context, hop: Outgoing, url: httpx2.URL, addresses: list[str]
 ) -> Response:
     try:
         response = await _open(client, hop, url, addresses)
-    except httpx.TimeoutException:
+    except httpx2.TimeoutException:
         raise network_error(
             f"{hop.method} {url} timed out after {ctx.fetch_timeout_s:g}s",
             transient=True,
             url=str(url),
         ) from None
-    except httpx.HTTPError as err:
+    except httpx2.HTTPError as err:
         raise network_error(
             f"{hop.method} {url} failed: {_reason(err)}", transient=True, url=str(url)
         ) from None
@@ -176,7 +176,7 @@ async def _send(
                     transient=False,
                     url=str(url),
                 )
-    except httpx.HTTPError as err:
+    except httpx2.HTTPError as err:
         raise network_error(
             f"reading {url} failed: {_reason(err)}", transient=True, url=str(url)
         ) from None
@@ -189,7 +189,7 @@ async def request(ctx: Context, outgoing: Outgoing) -> Response:
     """Send `outgoing`, following redirects by hand (up to `ctx.max_redirects`), each hop
     gated. Returns the final response whatever its status (the caller judges it)."""
     hop, url = outgoing, parse_url(outgoing.url)
-    async with httpx.AsyncClient(
+    async with httpx2.AsyncClient(
         follow_redirects=False, timeout=ctx.fetch_timeout_s, trust_env=False
     ) as client:
         for _ in range(ctx.max_redirects + 1):
@@ -200,7 +200,7 @@ async def request(ctx: Context, outgoing: Outgoing) -> Response:
                 return response
             try:
                 target = parse_url(str(url.join(location)))
-            except (httpx.InvalidURL, NikaError):
+            except (httpx2.InvalidURL, NikaError):
                 raise network_error(
                     f"{url} redirects to {location!r}, not an http(s) URL; fetch the "
                     "final resource directly",
