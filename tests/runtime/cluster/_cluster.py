@@ -88,16 +88,19 @@ def run(path: Path, tmp: Path, *, executor: str, env: Mapping[str, str] | None =
         vars: tuple[str, ...] = (), concurrency: int = 8, resume: Path | None = None) -> Run:
     report = tmp / f"report-{executor}.json"
     traces = tmp / f"traces-{executor}"
+    before = set(traces.glob("*.ndjson")) if traces.exists() else set()
     out, err = StringIO(), StringIO()
     environ = {"PATH": "/usr/bin:/bin", **(env or {})}
     status = run_command(
         RunOptions(file=path, vars=vars, report=report, trace_dir=traces,
                    concurrency=concurrency, executor=executor, resume=resume),
         Streams(out=out, err=err), environ=environ)
-    journals = sorted(traces.glob("*.ndjson")) if traces.exists() else []
-    lines = journals[-1].read_text().splitlines() if journals else []
+    # This run's journal: two runs in one second share a name's time part, so never "the
+    # last by name" (the run id suffix is random).
+    [journal] = set(traces.glob("*.ndjson")) - before if traces.exists() else [None]
+    lines = journal.read_text().splitlines() if journal is not None else []
     return Run(status, json.loads(report.read_text()), [json.loads(x) for x in lines],
-               err.getvalue(), journals[-1] if journals else None)
+               err.getvalue(), journal)
 
 
 def comparable(report: Mapping[str, Any]) -> dict[str, Any]:

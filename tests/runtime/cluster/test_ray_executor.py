@@ -164,6 +164,79 @@ def test_a_permit_escape_is_refused_on_the_worker(cluster: Cluster, tmp_path: Pa
     assert result.fields_of("verb_invoked") == []  # refused before anything was spawned
 
 
+CHILD: Final = """\
+nika: child
+permits:
+  exec: ["echo", "printf"]
+inputs:
+  prog: { type: string }
+tasks:
+  go:
+    exec:
+      command: ["${{ inputs.prog }}", "hi"]
+outputs:
+  said: ${{ tasks.go.output }}
+"""
+
+MIDDLE: Final = """\
+nika: middle
+permits:
+  exec: ["echo"]
+inputs:
+  prog: { type: string }
+tasks:
+  inner:
+    invoke: { workflow: ./child.nika.yaml, args: { prog: "${{ inputs.prog }}" } }
+outputs:
+  said: ${{ tasks.inner.output.said }}
+"""
+
+CALLER: Final = """\
+nika: caller
+permits:
+  exec: [{allowed}]
+inputs:
+  prog: {{ type: string }}
+tasks:
+  call:
+    invoke: {{ workflow: ./{callee}, args: {{ prog: "${{{{ inputs.prog }}}}" }} }}
+outputs:
+  said: ${{{{ tasks.call.output.said }}}}
+"""
+
+
+@pytest.mark.parametrize(("allowed", "callee", "task"), [
+    ('"echo"', "child.nika.yaml", "call/go"),  # the caller lacks printf
+    ('"echo", "printf"', "middle.nika.yaml", "call/inner/go"),  # the one between lacks it
+])
+def test_a_childs_effect_its_own_permits_allow_is_refused_on_the_worker_by_a_callers(
+    cluster: Cluster, tmp_path: Path, allowed: str, callee: str, task: str,
+) -> None:
+    # `prog` is resolved at run time, so the check cannot refuse it; the worker judges the
+    # child's effect under its own permits ∩ every caller's (spec 14 law 3) — here the
+    # child grants printf and a caller (the top one, or the one between) does not.
+    (tmp_path / "child.nika.yaml").write_text(CHILD)
+    (tmp_path / "middle.nika.yaml").write_text(MIDDLE)
+    path = tmp_path / "caller.nika.yaml"
+    path.write_text(CALLER.format(allowed=allowed, callee=callee))
+    allowed_run = run(path, tmp_path, executor="ray", vars=("prog=echo",), env=on_node("b"))
+    assert allowed_run.status == 0, allowed_run.stderr
+    assert allowed_run.report["outputs"]["said"] == "hi"
+    [granted] = [f for f in allowed_run.fields_of("permit_checked") if f.get("plane") == "exec"]
+    assert (granted["task"], granted["decision"]) == (task, "allow")
+    assert granted["node"] == _node_with("node_b")
+
+    refused = run(path, tmp_path, executor="ray", vars=("prog=printf",), env=on_node("b"))
+    assert refused.status == 1
+    error = refused.task("call")["error"]
+    assert error["code"] == "NIKA-SEC-004" and "printf" in error["detail"]
+    assert "calling workflow's permits" in error["detail"]
+    [denied] = [f for f in refused.fields_of("permit_checked") if f.get("plane") == "exec"]
+    assert (denied["task"], denied["decision"], denied["gate"]) == (task, "deny", "printf")
+    assert denied["node"] == _node_with("node_b")  # judged where the effect would run
+    assert not [f for f in refused.fields_of("verb_invoked") if f.get("task") == task]
+
+
 RESUMABLE: Final = """\
 nika: resumable
 inputs:
