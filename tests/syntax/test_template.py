@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 from nika.errors import NikaError
 from nika.syntax.template import (
     Island,
-    canonical_json,
     find_islands,
     is_whole_island,
     render,
+    render_json,
     segments,
     stringify,
     unescape,
@@ -136,7 +136,7 @@ def test_unrenderable_values() -> None:
     with pytest.raises(NikaError):
         stringify(object())
     with pytest.raises(NikaError):
-        canonical_json({"a": {1, 2}})
+        render_json({"a": {1, 2}})
 
 
 def test_single_pass_no_rescan() -> None:

@@ -14,7 +14,7 @@ from mcp_types import (
     TextResourceContents,
 )
 
-from nika.tools._mcp_render import canonical_json, render, truncate
+from nika.tools._mcp_render import render, truncate
 
 PNG = base64.b64encode(b"\x89PNG" + bytes(96)).decode()
 
@@ -51,7 +51,6 @@ def test_blocks_render_in_order_one_per_line() -> None:
 
 def test_structured_content_alone_renders_as_canonical_json() -> None:
     assert render([], {"b": 1, "a": "é"}) == '{"a":"é","b":1}'
-    assert canonical_json({"b": [2, 1], "a": None}) == '{"a":null,"b":[2,1]}'
     assert render([TextContent(type="text", text="t")], {"a": 1}) == "t"
 
 

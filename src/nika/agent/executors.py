@@ -6,11 +6,11 @@ typed error result.
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from nika.agent.seams import ToolDefinition, ToolExecutor, ToolResult
+from nika.canonical import loose_json
 from nika.errors import NikaError
 
 _DETAIL_CHARS = 500
@@ -56,7 +56,7 @@ def _as_result(value: Any) -> ToolResult:
     if isinstance(value, str):
         return ToolResult(content=value)
     return ToolResult(
-        content=json.dumps(value, ensure_ascii=False, sort_keys=True, default=str),
+        content=loose_json(value),
         structured=value,
     )
 

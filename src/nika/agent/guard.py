@@ -39,7 +39,6 @@ Text-only turns end the loop (a final answer) and are never signed.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -48,23 +47,17 @@ from typing import Any, Literal
 
 from nika.agent.config import AgentConfig
 from nika.agent.seams import ToolCall, ToolResult
+from nika.canonical import loose_json
 from nika.errors import NikaError
 
 _SUMMARY_CHARS = 160
-
-
-def canonical_json(value: Any) -> str:
-    """Keys sorted at every depth, no insignificant whitespace, unicode kept."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr
-    )
 
 
 def turn_signature(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> int:
     """The 64-bit signature of one turn's actions and observations."""
     digest = blake2b(digest_size=8, person=b"nika-turn-sig")
     for call, result in zip(calls, results, strict=True):
-        for part in (call.name, canonical_json(dict(call.args)), result.content):
+        for part in (call.name, loose_json(dict(call.args)), result.content):
             data = part.encode("utf-8", "surrogatepass")
             # Length-prefixed framing: no two different turns encode to the same bytes.
             digest.update(len(data).to_bytes(8, "big"))
@@ -253,7 +246,7 @@ def _summarize(call: ToolCall) -> Mapping[str, Any]:
 def _describe(calls: Sequence[Mapping[str, Any]]) -> str:
     parts = []
     for call in calls:
-        args = canonical_json(call["args"])
+        args = loose_json(call["args"])
         if len(args) > _SUMMARY_CHARS:
             args = args[: _SUMMARY_CHARS - 1] + "…"
         parts.append(f"{call['name']}({args})")

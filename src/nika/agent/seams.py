@@ -8,12 +8,12 @@ behind one of these.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NewType, Protocol, runtime_checkable
 
+from nika.canonical import loose_json
 from nika.errors import NikaError
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class ToolFailure:
 
     def to_json(self) -> str:
         """The failure as the model reads it: the error's wire shape (`NikaError.to_dict`)."""
-        return json.dumps(self.to_error().to_dict(), ensure_ascii=False, default=str)
+        return loose_json(self.to_error().to_dict())
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from nika.canonical import loose_json
 from nika.errors import NikaError
 
 if TYPE_CHECKING:
@@ -88,13 +88,7 @@ class Verdict:
     def to_json(self, extra: Mapping[str, Any] | None = None) -> str:
         """Canonical JSON (sorted keys, no insignificant whitespace), with `extra` keys
         (a surface's own, e.g. `native_strict`) merged in."""
-        return json.dumps(
-            {**self.to_dict(), **(extra or {})},
-            sort_keys=True,
-            separators=(",", ":"),
-            ensure_ascii=False,
-            default=str,
-        )
+        return loose_json({**self.to_dict(), **(extra or {})})
 
 
 def refused(errors: Iterable[NikaError], *, lints: tuple[Lint, ...] | None = None) -> Verdict:

@@ -1,7 +1,8 @@
 """`RetryingProvider`: the one retry policy for provider calls (the SDKs' own retries are off).
 
-Only transient `NikaError`s are retried (spec 05 §Retry policy), with exponential backoff and
-equal jitter; a `retry_after_secs` the server sent is a floor on the wait.
+Only transient `NikaError`s are retried (spec 05 §Retry policy), with `nika.backoff`'s
+exponential, equal-jitter formula (the one a task's `retry:` uses too); a `retry_after_secs`
+the server sent is a floor on the wait.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Final
 
 from nika.agent.seams import ModelRequest, ModelResponse, Provider
+from nika.backoff import backoff_delay
 from nika.errors import NikaError
 
 log: Final = logging.getLogger(__name__)
@@ -56,8 +58,7 @@ class RetryingProvider:
 
     def delay(self, attempt: int, error: NikaError) -> float | None:
         """Seconds to wait after failed attempt `attempt` (1-based); None = do not retry."""
-        backoff = min(self._max_delay, self._base_delay * 2.0 ** (attempt - 1))
-        wait = backoff / 2 + self._rng.uniform(0, backoff / 2)
+        wait = backoff_delay(self._base_delay, attempt, cap=self._max_delay, rng=self._rng)
         asked = error.details.get("retry_after_secs")
         if isinstance(asked, int | float):
             if asked > self._max_delay:

@@ -38,7 +38,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
-from nika.agent.guard import canonical_json
 from nika.agent.observe import (
     AgentEvent,
     BudgetCheckpoint,
@@ -52,6 +51,7 @@ from nika.agent.observe import (
     ToolsSelected,
     TurnStarted,
 )
+from nika.canonical import loose_json
 from nika.runtime.bus import EventBus, Masker, RunEvent
 
 logger = logging.getLogger("nika.runtime")
@@ -106,7 +106,7 @@ def _fields(event: AgentEvent, unit: UnitAttempt, mask: Masker) -> dict[str, Any
         out[f.name] = dict(value) if isinstance(value, Mapping) else (
             list(value) if isinstance(value, tuple) else value)
     if isinstance(event, ToolCompleted):
-        out["arguments"] = excerpt(canonical_json(mask(dict(event.arguments))))
+        out["arguments"] = excerpt(loose_json(mask(dict(event.arguments))))
         out["result"] = excerpt(str(mask(event.result)))
     return out
 

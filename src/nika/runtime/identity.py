@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from nika.canonical import canonical_bytes
 from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError
@@ -49,20 +49,13 @@ _TASK_FIELDS: Final = tuple(f.name for f in dataclasses.fields(Task)
 _CHILD_CAP: Final = 1 << 20
 
 
-def canonical(value: Any) -> bytes:
-    """The canonical JSON bytes of plain data."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
-
-
 def digest(domain: bytes, value: Any) -> str:
     """sha256 hex of `domain` ‖ the canonical JSON of `value` (any model value: dataclasses,
     bytes, sets and tuples are encoded as `hashable` says, in one C-encoder pass)."""
     try:
-        data = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False, default=_encode).encode("utf-8")
+        data = canonical_bytes(value, default=_encode)
     except (ValueError, TypeError):  # a non-finite float, odd keys: the slow, total path
-        data = canonical(hashable(value))
+        data = canonical_bytes(hashable(value))
     return hashlib.sha256(domain + data).hexdigest()
 
 
@@ -92,7 +85,7 @@ def hashable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [hashable(v) for v in value]
     if isinstance(value, set | frozenset):
-        return sorted((hashable(v) for v in value), key=lambda v: canonical(v))
+        return sorted((hashable(v) for v in value), key=canonical_bytes)
     names = _fields_of(kind)
     if names is not None:
         out = {name: hashable(getattr(value, name)) for name in names}

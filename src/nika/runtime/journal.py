@@ -29,7 +29,6 @@ Values arrive already masked by the bus; the boot manifest (`manifest()`) is mer
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import platform
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from nika import __version__
+from nika.canonical import canonical_bytes, canonical_json
 from nika.prices import table_pin
 from nika.runtime._sync import BackgroundSync
 from nika.runtime.bus import RunEvent
@@ -75,9 +75,7 @@ def line_hash(line: bytes) -> str:
 
 def encode(frame: Mapping[str, Any]) -> bytes:
     """A frame's canonical bytes (no trailing newline)."""
-    return json.dumps(
-        frame, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    return canonical_bytes(frame)
 
 
 def plain(value: Any) -> Any:
@@ -145,9 +143,7 @@ def manifest(source: bytes, workflow: Workflow, *, semantic: str | None = None,
     `semantic` is the workflow's semantic hash; `extra` are the resume claims (ADR-099)."""
     out: dict[str, Any] = {"workflow": workflow.name, "permits": _posture(workflow)}
     if workflow.permits is not None:
-        out["permits_json"] = json.dumps(
-            plain(workflow.permits.raw), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-        )
+        out["permits_json"] = canonical_json(plain(workflow.permits.raw))
     out |= {
         "workflow_sha256": hashlib.sha256(source).hexdigest(),
         "workflow_sha256_lf": hashlib.sha256(
@@ -163,7 +159,7 @@ def manifest(source: bytes, workflow: Workflow, *, semantic: str | None = None,
         "platform": f"{sys.platform}/{platform.machine() or 'unknown'}",
         "stamper_kind": "system",  # frame ids draw on the OS's random bits
         "clock": "system",  # frames are stamped from the wall clock
-        "pricing": json.dumps(table_pin().to_dict(), sort_keys=True, separators=(",", ":")),
+        "pricing": canonical_json(table_pin().to_dict()),
     }
     out.update(extra or {})
     return out

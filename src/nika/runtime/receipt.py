@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from nika.canonical import canonical_bytes
 from nika.errors import NikaError
-from nika.runtime.identity import canonical
 from nika.runtime.trace import frame_fields, verify
 
 RECEIPT_FORMAT: Final = 1
@@ -125,7 +125,7 @@ def _identifiers(value: Any) -> None:
 def digest_of(receipt: Mapping[str, Any]) -> str:
     """The receipt's self-binding digest: every field but `digest`, domain-separated."""
     body = {k: v for k, v in receipt.items() if k != "digest"}
-    return hashlib.sha256(DOMAIN + canonical(body)).hexdigest()
+    return hashlib.sha256(DOMAIN + canonical_bytes(body)).hexdigest()
 
 
 def trace_verdict(data: bytes) -> tuple[dict[str, Any], dict[str, Any] | None]:

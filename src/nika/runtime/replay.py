@@ -18,13 +18,13 @@ journal line.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from nika.canonical import canonical_json
 from nika.runtime.identity import (
     InputHasher,
     definition_hash,
@@ -89,11 +89,6 @@ def _faithful(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _text(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
-
-
 def replay_fields(output: Any, bindings: Mapping[str, Any],
                   mask: Callable[[Any], Any]) -> dict[str, Any]:
     """The frame fields carrying a settled value for a later resume (see the module doc)."""
@@ -104,8 +99,9 @@ def replay_fields(output: Any, bindings: Mapping[str, Any],
     elif mask(output) != output or mask(bound) != bound:
         why = "the value carries a secret (the journal holds it masked)"
     if why is not None:
-        return {"output": _text(_describe(mask(output))), "replayable": False, "replay_why": why}
-    text = _text(output)
+        return {"output": canonical_json(_describe(mask(output))), "replayable": False,
+                "replay_why": why}
+    text = canonical_json(output)
     if len(text) > MAX_REPLAY_TEXT:
         return {"output_bytes": len(text.encode("utf-8")),
                 "output_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
@@ -113,7 +109,7 @@ def replay_fields(output: Any, bindings: Mapping[str, Any],
                 "replay_why": f"the output exceeds {MAX_REPLAY_TEXT} bytes of JSON"}
     out: dict[str, Any] = {"output": text}
     if bound:
-        out["bindings"] = _text(bound)
+        out["bindings"] = canonical_json(bound)
     return out
 
 

@@ -15,10 +15,10 @@ workflow refused before it started has no tasks and carries the verdict's errors
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from nika.canonical import loose_json
 from nika.errors import NikaError
 from nika.runtime.bus import RunEvent, SinkFailure
 from nika.runtime.runner import RunResult
@@ -107,5 +107,4 @@ def refused_report(errors: Sequence[NikaError], mask: Masker) -> dict[str, Any]:
 
 def to_json(report: Mapping[str, Any]) -> str:
     """Canonical JSON text; non-JSON values (bytes inside outputs) render as strings."""
-    return json.dumps(report, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      default=str)
+    return loose_json(report)

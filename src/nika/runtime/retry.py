@@ -2,15 +2,15 @@
 
 Retries are for transient errors (`error.transient`), or — when `on_codes` is given —
 exactly the listed codes. A timeout never retries: the task clock already covered the
-attempts. The wait follows `backoff_strategy`, capped at `backoff_max_ms`; `jitter` uses
-the equal-jitter family (half the delay fixed, half random) so herds desynchronize while a
-retry never fires immediately.
+attempts. The wait is `nika.backoff`'s formula (the one provider calls use too) over the
+policy's `backoff_ms`, `backoff_strategy`, `backoff_max_ms` and `jitter`.
 """
 
 from __future__ import annotations
 
 import random
 
+from nika.backoff import backoff_delay
 from nika.errors import NikaError
 from nika.syntax.model import Retry
 
@@ -28,14 +28,6 @@ def should_retry(policy: Retry | None, error: NikaError, attempt: int) -> bool:
 
 def backoff_seconds(policy: Retry, attempt: int, rng: random.Random) -> float:
     """The wait after failed attempt `attempt` (1-based), in seconds."""
-    base = max(0, policy.backoff_ms)
-    if policy.backoff_strategy == "fixed":
-        delay = float(base)
-    elif policy.backoff_strategy == "linear":
-        delay = float(base * attempt)
-    else:
-        delay = float(base * 2 ** min(attempt - 1, 62))
-    delay = min(delay, float(max(0, policy.backoff_max_ms)))
-    if policy.jitter and delay > 0:
-        delay = delay / 2 + rng.uniform(0, delay / 2)
-    return delay / 1000.0
+    delay_ms = backoff_delay(policy.backoff_ms, attempt, cap=policy.backoff_max_ms, rng=rng,
+                             strategy=policy.backoff_strategy, jitter=policy.jitter)
+    return delay_ms / 1000.0

@@ -31,12 +31,12 @@ prompt awaits an answer, else `success`.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from nika.canonical import loose_json
 from nika.check.graph import Graph, derive
 from nika.errors import NikaError
 from nika.runtime.execute import Outcome, Pipeline, Sleep
@@ -400,8 +400,7 @@ class Runner:
 
 def _json(value: Any) -> str:
     """A payload serialized into one field value (17: the frame grammar stays flat)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      default=str)
+    return loose_json(value)
 
 
 def _note(task: Task, default_model: str | None) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import TextIO
 
 from nika._term import json_printable
+from nika.canonical import loose_json
 from nika.runtime.bus import RunEvent
 
 
@@ -17,8 +17,7 @@ class NdjsonSink:
         self._stream = stream
 
     def emit(self, event: RunEvent) -> None:
-        line = json.dumps(event.to_dict(), sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False, default=str)
+        line = loose_json(event.to_dict())
         self._stream.write(json_printable(line) + "\n")
         self._stream.flush()
 

@@ -12,12 +12,12 @@ names the real defect). An opener with no closer is `NIKA-VAR-008`.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from nika.canonical import canonical_json
 from nika.errors import NikaError
 
 OPEN: Final = "${{"
@@ -167,12 +167,10 @@ def _live_island(island: Island) -> NikaError:
     )
 
 
-def canonical_json(value: Any) -> str:
-    """Compact, key-sorted JSON: the deterministic rendering of objects and arrays."""
+def render_json(value: Any) -> str:
+    """A value's canonical JSON (`nika.canonical`), or the coded refusal when it has none."""
     try:
-        return json.dumps(
-            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-        )
+        return canonical_json(value)
     except (TypeError, ValueError) as err:
         raise NikaError(
             "NIKA-VAR-006",
@@ -205,7 +203,7 @@ def stringify(value: Any) -> str:
             "(a value position holding only `${{ … }}`) or write it to a file and pass the path",
         )
     if isinstance(value, Mapping | Sequence):
-        return canonical_json(value)
+        return render_json(value)
     raise NikaError(
         "NIKA-VAR-006",
         f"the value {value!r:.80} of type {type(value).__name__} cannot be rendered into a string; "

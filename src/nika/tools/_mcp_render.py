@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,17 +24,14 @@ from mcp_types import (
     TextResourceContents,
 )
 
+from nika.canonical import loose_json
+
 
 def render(blocks: Sequence[ContentBlock], structured: Any) -> str:
     """The text of a tool result's content blocks."""
     if not blocks and structured is not None:
-        return canonical_json(structured)
+        return loose_json(structured)
     return "\n".join(_block(b) for b in blocks)
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted-key, compact, non-ASCII-preserving JSON: the same value always reads the same."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def truncate(text: str, cap: int) -> str:

@@ -38,11 +38,12 @@ import anyio
 from mcp_types import CallToolResult
 
 from nika.agent.seams import ToolDefinition, ToolName, ToolResult
+from nika.canonical import loose_json
 from nika.errors import NikaError
 from nika.syntax.toolref import MCP_SERVER, MCP_TOOL
 from nika.tools._mcp_connection import Connection, Limits
 from nika.tools._mcp_errors import SERVER_DOWN, reported
-from nika.tools._mcp_render import canonical_json, render, truncate
+from nika.tools._mcp_render import render, truncate
 from nika.tools._mcp_secrets import mask, mask_value
 from nika.tools.mcp_registry import McpRegistry
 
@@ -199,7 +200,7 @@ class McpExecutor:
                 secrets: tuple[str, ...]) -> ToolResult:
         structured = mask_value(outcome.structured_content, secrets)
         text = truncate(mask(render(outcome.content, structured), secrets), self._cap)
-        if structured is not None and len(canonical_json(structured).encode()) > self._cap:
+        if structured is not None and len(loose_json(structured).encode()) > self._cap:
             structured = None
         if not outcome.is_error:
             return ToolResult(content=text, structured=structured)

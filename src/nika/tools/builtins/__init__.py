@@ -28,7 +28,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from nika.agent.intrinsic import is_loop_only
 from nika.agent.seams import ToolDefinition, ToolFailure, ToolName, ToolResult
 from nika.errors import NikaError
-from nika.syntax.template import canonical_json
+from nika.syntax.template import render_json
 from nika.tools.builtins import (
     assertion,
     convert,
@@ -234,7 +234,7 @@ class BuiltinExecutor:
         elif isinstance(value, bytes | bytearray):
             content = f"<{len(value)} bytes>"
         else:
-            content = canonical_json(value)
+            content = render_json(value)
         return ToolResult(content=content, structured=value)
 
     def _failure(self, err: NikaError) -> ToolResult:

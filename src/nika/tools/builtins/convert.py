@@ -20,7 +20,7 @@ from typing import Any, Final
 import tomli_w
 import yaml
 
-from nika.syntax.template import canonical_json
+from nika.syntax.template import render_json
 from nika.tools.builtins._base import Builtin, Context, fail, obj
 from nika.tools.builtins._files import MIB, offload
 from nika.tools.builtins._json import is_json
@@ -87,7 +87,7 @@ def _cell(value: Any, guard: bool) -> str:
     elif isinstance(value, int | float):
         text = json.dumps(value)
     else:
-        text = canonical_json(value)
+        text = render_json(value)
     if guard and text.lstrip(" ").startswith(_FORMULA_LEAD):
         return "'" + text  # CWE-1236: a spreadsheet renders a '-prefixed cell as literal text
     return text

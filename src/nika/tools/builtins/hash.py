@@ -20,7 +20,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from nika.syntax.template import canonical_json
+from nika.syntax.template import render_json
 from nika.tools.builtins._base import Builtin, Context, fail, obj
 from nika.tools.builtins._files import MIB, offload
 
@@ -41,7 +41,7 @@ def content_bytes(content: Any) -> bytes:
         return bytes(content)
     if isinstance(content, str):
         return content.encode("utf-8")
-    return canonical_json(content).encode("utf-8")
+    return render_json(content).encode("utf-8")
 
 
 def _encode(data: bytes, encoding: str) -> str:
