@@ -17,7 +17,7 @@ from nika import __version__
 
 if TYPE_CHECKING:
     from nika.runtime.launch import SinkFactory
-    from nika.runtime.trace import Verdict as TraceVerdict
+    from nika.runtime.trace import TraceVerdict
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1

@@ -18,7 +18,7 @@ from nika.runtime.permits import PermitGate
 from nika.runtime.runner import Runner, RunResult
 from nika.runtime.secrets import Masker
 from nika.runtime.services import ProviderPool, RunServices
-from nika.runtime.trace import Verdict, read_journal, verify
+from nika.runtime.trace import TraceVerdict, read_journal, verify
 from nika.runtime.values import bind_inputs
 from nika.syntax.loader import load_document
 from nika.syntax.model import Workflow, build_workflow
@@ -142,7 +142,7 @@ def run(
     return asyncio.run(go()), recorder
 
 
-def journal_verdict(project: Path) -> Verdict:
+def journal_verdict(project: Path) -> TraceVerdict:
     """The chain walk of the one journal a CLI run left under `project/.nika/traces`."""
     [journal] = (project / ".nika" / "traces").glob("*.ndjson")
     return verify(read_journal(journal))

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nika.runtime.trace import Frame, Verdict
+from nika.runtime.trace import Frame, TraceVerdict
 from nika.runtime.trace_view import fold, recovery_text
 
-OK = Verdict("ok", 0, None)
+OK = TraceVerdict("ok", 0, None)
 
 
 def _frames(*specs: tuple[str, dict[str, Any]]) -> list[Frame]:

@@ -23,7 +23,7 @@ def _quote(value: Any) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Bound:
+class Budget:
     """A budget and who chose it (spec 05 §Blame polarity)."""
 
     field: Literal["max_turns", "max_tokens_total"]
@@ -38,7 +38,7 @@ class Bound:
         declared: int | None,
         default: int,
         spec_default: str,
-    ) -> Bound:
+    ) -> Budget:
         if declared is not None:
             return cls(field, declared, "by-the-caller", f"the task's own `{field}:` ({declared})")
         return cls(
@@ -51,7 +51,7 @@ class Bound:
 
 
 def budget_exhausted(
-    task_id: str, bound: Bound, *, turns: int, tokens: int, partial_output: str
+    task_id: str, bound: Budget, *, turns: int, tokens: int, partial_output: str
 ) -> NikaError:
     """`NIKA-AGENT-001` (turns) or `NIKA-AGENT-002` (tokens), with the partial output."""
     if bound.field == "max_turns":

@@ -26,7 +26,9 @@ from nika.agent.observe import AgentEvent
 from nika.agent.seams import ToolDefinition, ToolName, ToolResult
 from nika.errors import NikaError
 
-EventSink = Callable[[type[AgentEvent], Mapping[str, Any]], None]
+EventReporter = Callable[[type[AgentEvent], Mapping[str, Any]], None]
+"""How an intrinsic's event reaches the loop: `(event type, fields)`; the loop stamps
+`seq` and `turn`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +43,7 @@ class LoopContext:
     task_id: str
     model: str
     turn: int
-    sink: EventSink
+    sink: EventReporter
 
     def emit(self, event_type: type[AgentEvent], **fields: Any) -> None:
         """Report one observer event for the current turn."""

@@ -37,7 +37,7 @@ from typing import Any, Final, Literal
 from nika.agent._dispatch import CallIds, Dispatcher, Served
 from nika.agent._emit import Emitter
 from nika.agent._refusals import (
-    Bound,
+    Budget,
     budget_exhausted,
     output_validator,
     outside_whitelist,
@@ -171,11 +171,11 @@ class _Run:
             config, finish=_DONE if _DONE in self.universe.intrinsics else None
         )
         self.validator = output_validator(spec.schema) if spec.schema else None
-        self.turn_bound = Bound.of("max_turns", spec.max_turns, config.default_max_turns, "10")
+        self.turn_bound = Budget.of("max_turns", spec.max_turns, config.default_max_turns, "10")
         token_default = config.default_max_tokens_total
-        self.token_bound: Bound | None = None
+        self.token_bound: Budget | None = None
         if spec.max_tokens_total is not None or token_default is not None:
-            self.token_bound = Bound.of(
+            self.token_bound = Budget.of(
                 "max_tokens_total",
                 spec.max_tokens_total,
                 token_default or 0,  # read only when the task declares none
@@ -190,7 +190,7 @@ class _Run:
         )
         self.transcript.append(UserMessage(spec.prompt))
 
-    def _budget_error(self, bound: Bound, calls: Sequence[ToolCall] = ()) -> NikaError:
+    def _budget_error(self, bound: Budget, calls: Sequence[ToolCall] = ()) -> NikaError:
         """The budget verdict — unless this last turn's calls complete a stall, whose verdict
         (period, repeats) wins: it is the better account of where the budget went."""
         stall = self.guard.final(calls) if calls else None

@@ -21,7 +21,7 @@ WhenGate = Callable[[Mapping[TaskId, frozenset[Status]]], bool]
 
 
 @dataclass(frozen=True, slots=True)
-class Shape:
+class SettleShape:
     """What a task can settle once admitted, from its own declaration.
 
     `when_false` is a literal `when: false` (skipped, never success/failure);
@@ -53,7 +53,7 @@ class Death:
 
 def dead_tasks(
     graph: Graph,
-    shapes: Mapping[TaskId, Shape],
+    shapes: Mapping[TaskId, SettleShape],
     gates: Mapping[TaskId, WhenGate],
 ) -> tuple[Death, ...]:
     """Every provably dead task of an acyclic `graph`, in wave order.
@@ -71,7 +71,7 @@ def dead_tasks(
                 if gate is not None and gate(admitted):
                     death = Death(task, None, frozenset())
             if death is None:
-                reachable[task] = shapes.get(task, Shape()).settles()
+                reachable[task] = shapes.get(task, SettleShape()).settles()
                 continue
             deaths.append(death)
             reachable[task] = (

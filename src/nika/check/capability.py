@@ -43,7 +43,7 @@ INFERRED: Final[Mapping[str, tuple[tuple[str, str], ...]]] = {
 """A provider left out is inferred from `model:` by prefix (stdlib §Audio)."""
 
 
-def provider_of(tool: str, args: Mapping[str, Any]) -> Any:
+def call_provider(tool: str, args: Mapping[str, Any]) -> Any:
     """The call's provider: as written, else inferred from a literal `model:` (None when
     neither says)."""
     if "provider" in args:
@@ -62,7 +62,7 @@ def unserved(tool: str, args: Mapping[str, Any]) -> str | None:
     if tool in UNSERVED:
         return f"{tool} is a stdlib builtin this engine does not implement: {UNSERVED[tool]}"
     served = PROVIDERS.get(tool, ())
-    provider = provider_of(tool, args)
+    provider = call_provider(tool, args)
     literal = isinstance(provider, str) and "${{" not in provider
     if served and literal and provider not in served:
         return f"{tool} is served here for provider {', '.join(served)} only, not {provider!r}"

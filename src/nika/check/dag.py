@@ -11,7 +11,7 @@ from typing import Final
 
 from nika.check._gate import always_false
 from nika.check._islands import exprs, whole
-from nika.check._liveness import Death, Shape, WhenGate, dead_tasks
+from nika.check._liveness import Death, SettleShape, WhenGate, dead_tasks
 from nika.check.context import CheckContext, Finding, Section
 from nika.check.graph import (
     PREDICATES,
@@ -208,7 +208,7 @@ def _gate(expr: Expr, aliases: Mapping[str, TaskId]) -> WhenGate:
 def _liveness(
     ctx: CheckContext, graph: Graph, aliases: Mapping[TaskId, Mapping[str, TaskId]]
 ) -> Iterator[NikaError]:
-    shapes: dict[TaskId, Shape] = {}
+    shapes: dict[TaskId, SettleShape] = {}
     gates: dict[TaskId, WhenGate] = {}
     for task in ctx.workflow.tasks.values():
         skip_route = (
@@ -216,7 +216,7 @@ def _liveness(
             or task.for_each is not None
             or (task.on_error is not None and task.on_error.action == "skip")
         )
-        shapes[task.id] = Shape(when_false=task.when is False, may_skip=skip_route)
+        shapes[task.id] = SettleShape(when_false=task.when is False, may_skip=skip_route)
         expr = _whole_expr(task.when)
         if expr is not None:
             gates[task.id] = _gate(expr, aliases[task.id])

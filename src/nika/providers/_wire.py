@@ -1,4 +1,4 @@
-"""Wire-shaping helpers shared by the adapters: tool-name aliasing, argument decoding, plain JSON.
+"""Wire-shaping helpers shared by the adapters: tool-name aliasing and argument decoding.
 
 Our canonical names (`nika:read`, `mcp:fs/read_file`) contain `:` and `/`, which neither
 OpenAI nor Anthropic accept (`^[a-zA-Z0-9_-]{1,64}$`). The alias is a pure function of the
@@ -68,15 +68,6 @@ def decode_args(raw: str | None) -> tuple[Mapping[str, Any], str | None]:
     excerpt = raw if len(raw) <= _RAW_EXCERPT else raw[:_RAW_EXCERPT] + "..."
     return {}, (f"the tool call's arguments were rejected: {problem}; "
                 f"resend the call with a single JSON object as arguments. Received: {excerpt!r}")
-
-
-def plain(value: Any) -> Any:
-    """A deep copy of `value` with Mappings as dicts and tuples as lists (SDK-serializable)."""
-    if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
 
 
 def strip_prefix(model: str, provider: str) -> str:

@@ -18,9 +18,10 @@ from nika.agent.seams import (
     Usage,
     UserMessage,
 )
+from nika.canonical import plain
 from nika.providers._errors import ErrorContext, malformed
 from nika.providers._round_trip import round_trip
-from nika.providers._wire import plain, wire_name
+from nika.providers._wire import wire_name
 
 DEFAULT_MAX_TOKENS: Final = 4096
 """Sent when the task declares no `max_tokens:` (the Messages API requires the field)."""

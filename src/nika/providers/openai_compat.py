@@ -20,9 +20,10 @@ from nika.agent.seams import (
     Usage,
     UserMessage,
 )
+from nika.canonical import plain
 from nika.providers._errors import ErrorContext, malformed
 from nika.providers._round_trip import round_trip
-from nika.providers._wire import decode_args, plain, wire_name
+from nika.providers._wire import decode_args, wire_name
 
 MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
 

@@ -10,10 +10,12 @@ raises is recorded (`EventBus.failures`) and skipped; it never changes the run's
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Protocol, runtime_checkable
+
+from nika.runtime.secrets import Masker
 
 KINDS: Final = frozenset(
     {
@@ -88,20 +90,13 @@ class SinkFailure:
     error: str
 
 
-Masker = Callable[[Any], Any]
-
-
-def _identity(value: Any) -> Any:
-    return value
-
-
 @dataclass(slots=True)
 class EventBus:
     """Assigns `seq` and `timestamp`, masks `fields`, and delivers to every sink in order."""
 
     sinks: list[EventSink] = field(default_factory=list)
     clock: Clock = field(default_factory=SystemClock)
-    mask: Masker = _identity
+    mask: Masker = field(default_factory=Masker)
     failures: list[SinkFailure] = field(default_factory=list)
     _seq: int = 0
     _closed: bool = False

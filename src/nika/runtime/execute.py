@@ -45,7 +45,7 @@ Sleep = Callable[[float], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Settlement:
     """What a task (or one iteration) settled into, before it becomes a `TaskRecord`."""
 
     status: Literal["success", "failure", "skipped"]
@@ -109,7 +109,7 @@ class Pipeline:
         self._child = child
         self._replay = replay
 
-    async def run(self, task: Task, notes: dict[str, Any]) -> Outcome:
+    async def run(self, task: Task, notes: dict[str, Any]) -> Settlement:
         """The whole pipeline for one admitted task."""
         loop_bound = {k for k, v in task.with_.items() if task.for_each and _loop_reads(v)}
         try:
@@ -118,10 +118,10 @@ class Pipeline:
             env = {**self._base, "with": with_values}
             per_item_when = task.for_each is not None and _loop_reads(task.when)
             if not per_item_when and not self._when(task, env):
-                return Outcome("skipped")
+                return Settlement("skipped")
             items = self._items(task, env) if task.for_each is not None else None
         except NikaError as exc:
-            return Outcome("failure", error=exc)
+            return Settlement("failure", error=exc)
         producer = notes.get("unwinds")
         if isinstance(producer, str):
             # An unwind body may read the producer it cleans up after, and nothing else
@@ -130,7 +130,7 @@ class Pipeline:
         if items is None:
             return await self._unit(task, env, notes, None)
         if not items:
-            return Outcome("skipped")
+            return Settlement("skipped")
         return await self._fan_out(task, items, env, loop_bound, per_item_when, notes)
 
     # -- the boundary -------------------------------------------------------------------
@@ -169,10 +169,10 @@ class Pipeline:
     async def _fan_out(
         self, task: Task, items: Sequence[Any], env: Mapping[str, Any], loop_bound: set[str],
         per_item_when: bool, notes: dict[str, Any],
-    ) -> Outcome:
+    ) -> Settlement:
         assert task.for_each is not None
         spec = task.for_each
-        results: list[Outcome | None] = [None] * len(items)
+        results: list[Settlement | None] = [None] * len(items)
         limit = asyncio.Semaphore(spec.max_parallel) if spec.max_parallel else None
         pauses: list[PauseRequested] = []
         # The parent's one live count becomes one per iteration; the last iteration to end
@@ -218,7 +218,7 @@ class Pipeline:
     async def _iteration(
         self, task: Task, item: Any, index: int, env: Mapping[str, Any], loop_bound: set[str],
         per_item_when: bool, notes: dict[str, Any],
-    ) -> Outcome:
+    ) -> Settlement:
         local = {**env, "item": item, "index": index}
         try:
             if loop_bound:
@@ -226,9 +226,9 @@ class Pipeline:
                 local["with"] = {**env["with"], **{k: interpolate(task.with_[k], boundary)
                                                     for k in loop_bound}}
             if per_item_when and not self._when(task, local):
-                return Outcome("skipped")
+                return Settlement("skipped")
         except NikaError as exc:
-            return Outcome("failure", error=exc)
+            return Settlement("failure", error=exc)
         def_hash = self._replay.definition(task)
         task_hash = notes.get("input_hash")
         if not isinstance(task_hash, str):  # a cleanup unit: identified here, once
@@ -239,7 +239,7 @@ class Pipeline:
         if hit is not None:
             bus.emit("task_cache_hit", task.id, iteration=index, def_hash=def_hash,
                      input_hash=input_hash, **hit.reference)
-            return Outcome("success", hit.output, None, 0, hit.bindings)
+            return Settlement("success", hit.output, None, 0, hit.bindings)
         outcome = await self._unit(task, local, notes, index)
         if outcome.status == "success":
             bus.emit("checkpoint_written", task.id, iteration=index, def_hash=def_hash,
@@ -248,13 +248,13 @@ class Pipeline:
         return outcome
 
     @staticmethod
-    def _fold(task: Task, results: Sequence[Outcome | None]) -> Outcome:
+    def _fold(task: Task, results: Sequence[Settlement | None]) -> Settlement:
         attempts = sum(r.attempts for r in results if r is not None)
         failed = [(i, r.error) for i, r in enumerate(results)
                   if r is not None and r.status == "failure" and r.error is not None]
         if failed:
             index, first = failed[0]
-            return Outcome("failure", attempts=attempts, error=NikaError(
+            return Settlement("failure", attempts=attempts, error=NikaError(
                 first.code,
                 f"iteration {index} of {len(results)}: {first.detail}",
                 category=first.category,
@@ -273,13 +273,13 @@ class Pipeline:
             at, source = recovered[0]
             cause = {**source, "details": {**source["details"], "iteration": at,
                                            "recovered_iterations": [i for i, _ in recovered]}}
-        return Outcome("success", outputs, None, attempts, bindings, recovered_from=cause)
+        return Settlement("success", outputs, None, attempts, bindings, recovered_from=cause)
 
     # -- the verb stage -----------------------------------------------------------------
 
     async def _unit(
         self, task: Task, env: Mapping[str, Any], notes: dict[str, Any], index: int | None
-    ) -> Outcome:
+    ) -> Settlement:
         timeout = task.timeout.seconds if task.timeout is not None else None
         attempts = 0
         error: NikaError
@@ -292,7 +292,7 @@ class Pipeline:
                             raw = await self._placement.run(
                                 task, env, self._services, timeout=timeout, notes=notes,
                                 child=self._child, unit=UnitAttempt(task.id, index, attempts))
-                        return Outcome("success", raw, None, attempts, self._extract(task, raw))
+                        return Settlement("success", raw, None, attempts, self._extract(task, raw))
                     except NikaError as exc:
                         error = exc
                     except PauseRequested:
@@ -324,22 +324,22 @@ class Pipeline:
 
     async def _on_error(
         self, task: Task, error: NikaError, attempts: int, env: Mapping[str, Any]
-    ) -> Outcome:
+    ) -> Settlement:
         policy = task.on_error
         if policy is None or (policy.on_codes and error.code not in policy.on_codes):
-            return Outcome("failure", error=error, attempts=attempts)
+            return Settlement("failure", error=error, attempts=attempts)
         if policy.action == "skip":
-            return Outcome("skipped", error=error, attempts=attempts)
+            return Settlement("skipped", error=error, attempts=attempts)
         try:
             value = await self._recover(task, policy.recover, env)
         except NikaError:
             # An unusable recovery source fails the task as if `on_error` were absent (05).
-            return Outcome("failure", error=error, attempts=attempts)
+            return Settlement("failure", error=error, attempts=attempts)
         try:
             bindings = self._extract(task, value)
         except NikaError as exc:
-            return Outcome("failure", error=exc, attempts=attempts)
-        return Outcome("success", value, None, attempts, bindings,
+            return Settlement("failure", error=exc, attempts=attempts)
+        return Settlement("success", value, None, attempts, bindings,
                        recovered_from=error_record(error, task.id, attempts))
 
     async def _recover(self, task: Task, value: Any, env: Mapping[str, Any]) -> Any:

@@ -29,7 +29,6 @@ Values arrive already masked by the bus; the boot manifest (`manifest()`) is mer
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import platform
 import secrets
@@ -41,7 +40,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from nika import __version__
-from nika.canonical import canonical_bytes, canonical_json
+from nika.canonical import canonical_bytes, canonical_json, plain
 from nika.prices import table_pin
 from nika.runtime._sync import BackgroundSync
 from nika.runtime.bus import RunEvent
@@ -76,24 +75,6 @@ def line_hash(line: bytes) -> str:
 def encode(frame: Mapping[str, Any]) -> bytes:
     """A frame's canonical bytes (no trailing newline)."""
     return canonical_bytes(frame)
-
-
-def plain(value: Any) -> Any:
-    """`value` as plain JSON data: tuples and sets become lists, bytes their size, non-finite
-    floats and unknown objects their text — a frame never fails to serialize."""
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted((plain(v) for v in value), key=repr)
-    if isinstance(value, bytes | bytearray):
-        return {"bytes": len(value)}  # bytes are opaque (04): the journal names their size
-    return str(value)
 
 
 class Uuid7:

@@ -24,22 +24,22 @@ from nika._term import printable
 
 
 @dataclass(frozen=True, slots=True)
-class Field:
+class SchemaField:
     """One schema field: its projection, and its children (None: a leaf)."""
 
     text: str
-    children: Mapping[str, Field] | None = field(default=None)
+    children: Mapping[str, SchemaField] | None = field(default=None)
 
 
-def leaf(text: str) -> Field:
-    return Field(text)
+def leaf(text: str) -> SchemaField:
+    return SchemaField(text)
 
 
-def node(text: str, **children: Field) -> Field:
-    return Field(text, children)
+def node(text: str, **children: SchemaField) -> SchemaField:
+    return SchemaField(text, children)
 
 
-def _axis(what: str) -> Field:
+def _axis(what: str) -> SchemaField:
     return node(what, constant=leaf("the known part of the bound"),
                 terms=leaf("the run-time terms of the bound (per fan-out size)"))
 
@@ -106,14 +106,14 @@ HEADER: Final = ("receipt · the one run receipt (receipt_format 1)",
                  "`nika trace receipt verify` is the proof")
 
 
-def unprojected(doc: Any, schema: Field = SCHEMA, prefix: str = "") -> list[str]:
+def unprojected(doc: Any, schema: SchemaField = SCHEMA, prefix: str = "") -> list[str]:
     """Every field path of `doc` the schema holds no projection for, sorted."""
     out: set[str] = set()
     _walk(doc, schema, prefix, out)
     return sorted(out)
 
 
-def _walk(value: Any, schema: Field, prefix: str, out: set[str]) -> None:
+def _walk(value: Any, schema: SchemaField, prefix: str, out: set[str]) -> None:
     if schema.children is None:
         return  # a leaf covers its subtree
     if isinstance(value, list):

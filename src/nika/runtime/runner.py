@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from nika.canonical import loose_json
-from nika.check.graph import Graph, derive
+from nika.check.graph import Graph, Status, derive
 from nika.errors import NikaError
-from nika.runtime.execute import Outcome, Pipeline, Sleep
+from nika.runtime.execute import Pipeline, Settlement, Sleep
 from nika.runtime.gates import blocking_edge
 from nika.runtime.ledger import CostLedger
 from nika.runtime.liveness import Liveness
@@ -48,7 +48,7 @@ from nika.runtime.pause import PauseRequested
 from nika.runtime.placement import LOCAL, Placement
 from nika.runtime.replay import Record, Replay, replay_fields
 from nika.runtime.services import RunServices
-from nika.runtime.values import Status, TaskRecord, const_values
+from nika.runtime.values import TaskRecord, const_values
 from nika.runtime.verbs import ChildRunner
 from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, Task, TaskId
 
@@ -213,7 +213,7 @@ class Runner:
                 current.uncancel()
             outcome = None
         except Exception as exc:  # an engine bug settles this task, never hangs the run
-            outcome = Outcome("failure", error=NikaError(
+            outcome = Settlement("failure", error=NikaError(
                 "NIKA-IMPL-001", f"task {task.id!r}: internal error {type(exc).__name__}: "
                 f"{exc}; this is an engine bug — please report it", details={"task": task.id}))
         record = self._record(task, outcome, started, notes)
@@ -249,7 +249,7 @@ class Runner:
         if self._unsettled == 0:
             self._all_settled.set()
 
-    def _record(self, task: Task, outcome: Outcome | None, started: int,
+    def _record(self, task: Task, outcome: Settlement | None, started: int,
                 notes: dict[str, Any]) -> TaskRecord:
         ended = self._clock.now_ns()
         if outcome is None and self._stalled is not None and not self._cancelled:
@@ -354,7 +354,7 @@ class Runner:
             self._bus.emit("task_started", unit, unwinds=producer)
             notes: dict[str, Any] = {"unwinds": producer}
             try:
-                outcome: Outcome | None = await asyncio.shield(self._pipeline.run(task, notes))
+                outcome: Settlement | None = await asyncio.shield(self._pipeline.run(task, notes))
             except asyncio.CancelledError:
                 outcome = None
             unit_record = self._record(task, outcome, started, notes)

@@ -51,18 +51,18 @@ WALKS: Final = frozenset({"clean", "finding", "incomplete"})
 _LOOP_SERVED: Final = frozenset({"nika:done", "nika:compose"})
 _EFFECT_KINDS: Final = frozenset({"task_started", "verb_invoked", "tool_invoked"})
 
-Status = Literal["clean", "finding", "incomplete", "forged", "refused"]
+TraceStatus = Literal["clean", "finding", "incomplete", "forged", "refused"]
 Visit = Callable[[int, Mapping[str, Any]], None]
 """Called with each chain-verified frame (1-based line, parsed object), in order."""
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class TraceVerdict:
     """The walk's result. `line` is 1-based (the forged, refused or torn line); `frames`
     counts the lines whose links held; `head` is the last verified line's hash; `torn` marks
     a last line cut short mid-write; `findings` name the unmet requirements."""
 
-    status: Status
+    status: TraceStatus
     frames: int
     head: str | None
     line: int | None = None
@@ -147,11 +147,11 @@ class _Witness:
                 "that does not witness its decisions)")
 
 
-def verify(data: bytes, *, head: str | None = None, visit: Visit | None = None) -> Verdict:
+def verify(data: bytes, *, head: str | None = None, visit: Visit | None = None) -> TraceVerdict:
     """Walk the chain of a whole journal's bytes; `head` pins the expected last line hash;
     `visit` sees every chain-verified frame."""
     if len(data) > MAX_FILE:
-        return Verdict("refused", 0, None, reason=(
+        return TraceVerdict("refused", 0, None, reason=(
             f"Oversized: the journal is {len(data)} bytes, beyond the verifier's file bound "
             f"({MAX_FILE} bytes) — refused before any parse"))
     lines = data.split(b"\n")
@@ -164,7 +164,7 @@ def verify(data: bytes, *, head: str | None = None, visit: Visit | None = None) 
     torn_at: int | None = None
     for n, line in enumerate(lines, 1):
         if len(line) > MAX_LINE:
-            return Verdict("refused", n - 1, _head(n, expected), n, (
+            return TraceVerdict("refused", n - 1, _head(n, expected), n, (
                 f"Oversized: line {n} is {len(line)} bytes — beyond the verifier's line bound "
                 f"({MAX_LINE} bytes), refused before any parse"))
         frame = parse_frame(line)
@@ -172,10 +172,10 @@ def verify(data: bytes, *, head: str | None = None, visit: Visit | None = None) 
             if ragged and n == len(lines):
                 torn_at = n  # a half-written last line: a crash mid-write, not an edit
                 break
-            return Verdict("forged", n - 1, _head(n, expected), n, "not a JSON frame")
+            return TraceVerdict("forged", n - 1, _head(n, expected), n, "not a JSON frame")
         if frame.get("chain") != expected:
             bound = "the genesis tag" if n == 1 else f"line {n - 1}'s exact bytes"
-            return Verdict("forged", n - 1, _head(n, expected), n,
+            return TraceVerdict("forged", n - 1, _head(n, expected), n,
                            f"its chain does not match {bound} · lines 1-{n - 1} chain intact"
                            if n > 1 else f"its chain does not match {bound}")
         expected = line_hash(line)
@@ -191,24 +191,24 @@ def verify(data: bytes, *, head: str | None = None, visit: Visit | None = None) 
         return _head_mismatch(lines[:count], head, count, tip)
     torn = torn_at is not None
     if terminal is None:
-        return Verdict("incomplete", count, tip, torn_at, torn=torn)
+        return TraceVerdict("incomplete", count, tip, torn_at, torn=torn)
     finding = witness.finding()
     if finding is not None:
-        return Verdict("finding", count, tip, torn_at, torn=torn, findings=(finding,),
+        return TraceVerdict("finding", count, tip, torn_at, torn=torn, findings=(finding,),
                        terminal=terminal)
-    return Verdict("clean", count, tip, torn_at, torn=torn, terminal=terminal)
+    return TraceVerdict("clean", count, tip, torn_at, torn=torn, terminal=terminal)
 
 
 def _head(n: int, expected: str) -> str | None:
     return expected if n > 1 else None
 
 
-def _head_mismatch(lines: list[bytes], head: str, count: int, tip: str | None) -> Verdict:
+def _head_mismatch(lines: list[bytes], head: str, count: int, tip: str | None) -> TraceVerdict:
     for n, line in enumerate(lines, 1):
         if line_hash(line) == head:  # the pinned head exists: everything after it is extra
-            return Verdict("forged", n, head, n + 1,
+            return TraceVerdict("forged", n, head, n + 1,
                            f"line {n} is the pinned head; the lines after it were added")
-    return Verdict("forged", count - 1 if count else 0, tip, max(count, 1),
+    return TraceVerdict("forged", count - 1 if count else 0, tip, max(count, 1),
                    "the last line does not hash to the pinned head (edited, or the lines "
                    "after it removed)")
 

@@ -30,11 +30,11 @@ from typing import Any, Final
 
 from nika import __version__
 from nika._term import printable
-from nika.runtime.trace import Frame, Verdict
+from nika.runtime.trace import Frame, TraceVerdict
 from nika.runtime.trace_view import (
     AgentRun,
     TaskView,
-    ToolCall,
+    TracedCall,
     TraceView,
     Turn,
     fold,
@@ -168,7 +168,7 @@ def _route(turn: Turn) -> str:
     return f"{offered}/{_e(turn.universe)} offered · <b>{_e(turn.mode)}</b>{why}"
 
 
-def _call_line(call: ToolCall) -> str:
+def _call_line(call: TracedCall) -> str:
     status = (f"<span class=s-success>ok</span> {_e(call.result_bytes)} B" if call.ok
               else f"<span class=s-failure>error {_e(call.error_code or '')}</span>")
     return (f"<b>{_e(call.name)}</b> <small class=mono>{_e(call.call_id)}</small> · "
@@ -398,7 +398,7 @@ def _header(view: TraceView, name: str) -> str:
             f"{error}")
 
 
-def render_html(frames: Iterable[Frame], verdict: Verdict, name: str) -> str:
+def render_html(frames: Iterable[Frame], verdict: TraceVerdict, name: str) -> str:
     """The whole page for the journal `name` (its `frames`, under the chain `verdict`)."""
     view = fold(frames, verdict)
     tasks = view.ordered()

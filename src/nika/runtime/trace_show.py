@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from nika._term import printable
-from nika.runtime.trace import Frame, Verdict
+from nika.runtime.trace import Frame, TraceVerdict
 from nika.runtime.trace_view import recovered_from, recovery_text
 
 _OUTCOME_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
@@ -182,7 +182,7 @@ def _task_end(status: str, f: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def render(frames: Iterable[Frame], verdict: Verdict, name: str, console: Console) -> None:
+def render(frames: Iterable[Frame], verdict: TraceVerdict, name: str, console: Console) -> None:
     """Print the timeline of `frames` (the journal `name`) under its chain `verdict`."""
     tasks: dict[str, _Task] = {}
     roots: list[_Task] = []

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
-from nika.runtime.trace import Frame, Verdict
+from nika.runtime.trace import Frame, TraceVerdict
 
 TASK_END: Final = {"task_completed": "success", "task_failed": "failure",
                    "task_skipped": "skipped", "task_cancelled": "cancelled"}
@@ -46,7 +46,7 @@ def _key(value: Any) -> int | str | None:
 
 
 @dataclass(slots=True)
-class ToolCall:
+class TracedCall:
     """One tool call of a turn, as its `tool_invoked` frame recorded it."""
 
     name: str | None
@@ -80,7 +80,7 @@ class Turn:
     output_tokens: int | None = None
     latency_ms: float | None = None
     finish_reason: str | None = None
-    tools: list[ToolCall] = field(default_factory=list)
+    tools: list[TracedCall] = field(default_factory=list)
     compose: list[Mapping[str, Any]] = field(default_factory=list)
     nudge: Mapping[str, Any] | None = None
     stall: Mapping[str, Any] | None = None
@@ -167,7 +167,7 @@ class TaskView:
 class TraceView:
     """The whole journal, folded."""
 
-    verdict: Verdict
+    verdict: TraceVerdict
     frames: int = 0
     workflow: Mapping[str, Any] = field(default_factory=dict)
     state: str | None = None
@@ -293,7 +293,7 @@ def _agent(task: TaskView, agent: str, f: Mapping[str, Any]) -> None:
             f.get("output_tokens"))
         turn.latency_ms = as_num(f.get("duration_ms"))
     elif agent == "tool_completed":
-        turn.tools.append(ToolCall(
+        turn.tools.append(TracedCall(
             name=as_str(f.get("name")), call_id=as_str(f.get("call_id")),
             source=as_str(f.get("source")), ok=f.get("is_error") is False,
             error_code=as_str(f.get("error_code")), duration_ms=as_num(f.get("duration_ms")),
@@ -353,7 +353,7 @@ def _task_frame(task: TaskView, frame: Frame) -> None:
         task.notes.append(note)
 
 
-def fold(frames: Iterable[Frame], verdict: Verdict) -> TraceView:
+def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
     """Fold `frames` (in journal order) under their chain `verdict`."""
     view = TraceView(verdict)
     for frame in frames:

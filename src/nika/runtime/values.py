@@ -12,14 +12,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Any, Final
 
+from nika.check.graph import Status
 from nika.errors import NikaError
 from nika.syntax.model import ConstDecl, InputDecl
 from nika.syntax.typefit import conforms
 from nika.syntax.types import render
-
-Status = Literal["success", "failure", "skipped", "cancelled"]
 
 MISSING_INPUT: Final = "NIKA-INPUT-001"
 UNKNOWN_INPUT: Final = "NIKA-INPUT-002"

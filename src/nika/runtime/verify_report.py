@@ -2,7 +2,7 @@
 
 Three blocks, each a scoped statement that never moves the chain verdict or the exit code:
 
-1. the verdict line (`trace.Verdict.render`) — CLEAN · FINDING · INCOMPLETE · FORGED ·
+1. the verdict line (`trace.TraceVerdict.render`) — CLEAN · FINDING · INCOMPLETE · FORGED ·
    REFUSED, with the finding and the torn tail named;
 2. the boot manifest (17 §the prologue): one `field: value` line per manifest field the
    spec names, `unrecorded` for a field the journal does not carry — a manifest claims only
@@ -27,7 +27,7 @@ from typing import Any, Final
 from nika._term import printable
 from nika.prices import table_pin
 from nika.runtime.ledger import fold
-from nika.runtime.trace import TERMINAL_KINDS, Verdict, frame_fields, verify
+from nika.runtime.trace import TERMINAL_KINDS, TraceVerdict, frame_fields, verify
 
 MANIFEST_FIELDS: Final = (
     "workflow", "permits", "permits_json", "workflow_sha256", "workflow_sha256_lf",
@@ -57,7 +57,7 @@ class _Collector:
             self.terminal = frame_fields(frame)
 
 
-def report(data: bytes, *, head: str | None = None) -> tuple[Verdict, list[str]]:
+def report(data: bytes, *, head: str | None = None) -> tuple[TraceVerdict, list[str]]:
     """The verdict and every line `nika trace verify` prints."""
     seen = _Collector()
     verdict = verify(data, head=head, visit=seen)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from nika.syntax._shape import KeyPath, Shape, show
+from nika.syntax._shape import Shape, show
 from nika.syntax.model import Egress, Permits, SecretRef
+from nika.syntax.types import KeyPath
 
 _SECRET_SOURCES: Final = ("env", "file", "vault")
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Final
 from nika.errors import NikaError
 from nika.syntax._build_boundary import build_permits, build_secrets, entries
 from nika.syntax._build_tasks import build_tasks
-from nika.syntax._shape import KeyPath, Shape, show
+from nika.syntax._shape import Shape, show
 from nika.syntax.model import (
     ConstDecl,
     InputDecl,
@@ -20,7 +20,7 @@ from nika.syntax.model import (
     Workflow,
 )
 from nika.syntax.typefit import conforms
-from nika.syntax.types import parse_type, render
+from nika.syntax.types import KeyPath, parse_type, render
 
 if TYPE_CHECKING:
     from nika.syntax.loader import Document

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any, Final, cast
 
 from nika.errors import CODE_RE
-from nika.syntax._shape import KeyPath, Shape, show
+from nika.syntax._shape import Shape, show
 from nika.syntax.durations import Duration, DurationError, parse_duration
 from nika.syntax.model import OnError, Retry, TaskId
+from nika.syntax.types import KeyPath
 
 _DEAD_ON_ERROR: Final = {
     "fallback": (

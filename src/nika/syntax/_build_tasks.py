@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from nika.syntax._build_recovery import build_on_error, build_retry, build_timeout
 from nika.syntax._build_verbs import build_body
-from nika.syntax._shape import KeyPath, Shape, show
+from nika.syntax._shape import Shape, show
 from nika.syntax.model import (
     VERBS,
     Body,
@@ -22,6 +22,7 @@ from nika.syntax.model import (
 from nika.syntax.types import (
     ArrayOf,
     EnumOf,
+    KeyPath,
     MapOf,
     ObjectOf,
     Prim,

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nika.syntax import fields
-from nika.syntax._shape import KeyPath, Shape, show
+from nika.syntax._shape import Shape, show
 from nika.syntax.model import AgentBody, Body, ExecBody, InferBody, InvokeBody, TaskId, Verb
 from nika.syntax.toolref import MCP_SERVER, MCP_TOOL
+from nika.syntax.types import KeyPath
 
 INFER_FIELDS: Final = (
     "prompt",

@@ -6,12 +6,10 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from nika.errors import NikaError
+from nika.syntax.types import KeyPath
 
 if TYPE_CHECKING:
     from nika.syntax.loader import Document
-
-KeyPath = tuple[str | int, ...]
-
 
 def show(value: Any, limit: int = 60) -> str:
     """A short, quoted rendering of an offending value for a diagnostic."""

@@ -146,7 +146,7 @@ def path_glob_match(pattern: str, path: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Rule:
+class GlobRule:
     """One compiled whitelist entry: `negated` is the `!` prefix."""
 
     pattern: str
@@ -159,7 +159,7 @@ class Whitelist:
     """An ordered gitignore-style rule list: the last matching rule decides; no match denies."""
 
     patterns: tuple[str, ...]
-    rules: tuple[Rule, ...]
+    rules: tuple[GlobRule, ...]
     index: RuleIndex = field(compare=False, repr=False)
 
     @classmethod
@@ -173,7 +173,7 @@ class Whitelist:
         """Compile `patterns` once; raise `NikaError` on the first malformed one."""
         if isinstance(patterns, str):
             raise _refuse(patterns, "the rule list is a bare string", "write it as a list: [...]")
-        rules: list[Rule] = []
+        rules: list[GlobRule] = []
         bodies: list[str] = []
         for raw in patterns:
             if not isinstance(raw, str):
@@ -183,7 +183,7 @@ class Whitelist:
             if negated and not body:
                 raise _refuse(raw, "`!` negates nothing", "write `!<glob>`")
             regex = glob_to_regex(body, separator=separator, barrier=barrier)
-            rules.append(Rule(raw, negated, regex))
+            rules.append(GlobRule(raw, negated, regex))
             bodies.append(body)
         return cls(tuple(patterns), tuple(rules), RuleIndex.build(bodies))
 

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any, Literal, NewType
 
 from nika.errors import NikaError
 from nika.syntax.durations import Duration
+from nika.syntax.types import KeyPath as KeyPath  # re-exported: the model's paths
 from nika.syntax.types import TypeExpr
 
 if TYPE_CHECKING:
     from nika.syntax.loader import Document
 
 TaskId = NewType("TaskId", str)
-KeyPath = tuple[str | int, ...]
 Verb = Literal["infer", "exec", "invoke", "agent"]
 VERBS: tuple[Verb, ...] = ("infer", "exec", "invoke", "agent")
 

@@ -14,7 +14,7 @@ from typing import Final, Literal
 from nika.errors import NikaError
 
 Family = Literal["openai_compat", "anthropic", "mock"]
-Kind = Literal["local", "cloud", "test"]
+ProviderKind = Literal["local", "cloud", "test"]
 
 UNKNOWN_PROVIDER: Final = "NIKA-PROVIDER-001"
 MISSING_API_KEY: Final = "NIKA-PROVIDER-002"
@@ -35,7 +35,7 @@ class ProviderInfo:
 
     id: str
     family: Family
-    kind: Kind
+    kind: ProviderKind
     base_url: str
     key_vars: tuple[str, ...] = ()
 
@@ -54,7 +54,9 @@ class ProviderInfo:
         return CLOUD_TIMEOUT_SECS if self.kind == "cloud" else LOCAL_TIMEOUT_SECS
 
 
-def _row(id: str, family: Family, kind: Kind, base_url: str, *vendor_vars: str) -> ProviderInfo:
+def _row(
+    id: str, family: Family, kind: ProviderKind, base_url: str, *vendor_vars: str
+) -> ProviderInfo:
     # The scoped NIKA_<ID>_API_KEY is always read first (spec §The `openai` escape hatch).
     return ProviderInfo(id, family, kind, base_url, (f"NIKA_{id.upper()}_API_KEY", *vendor_vars))
 

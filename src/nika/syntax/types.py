@@ -17,6 +17,7 @@ from typing import Any, Final
 from nika.syntax.regex_dialect import dialect_violation
 
 KeyPath = tuple[str | int, ...]
+"""Where a value sits in a document: mapping keys and sequence indexes from the root."""
 
 PRIMITIVES: Final = frozenset(
     {"null", "bool", "integer", "number", "string", "bytes", "uri", "path", "duration", "timestamp"}

@@ -22,9 +22,9 @@ from nika.check.lint._finding import FAMILIES, Lint
 
 __all__ = ["PRECEDENCE", "RULES", "Lint", "headline", "lint"]
 
-Rule = Callable[[CheckContext], Iterable[Lint]]
+LintRule = Callable[[CheckContext], Iterable[Lint]]
 
-RULES: Final[tuple[Rule, ...]] = (
+RULES: Final[tuple[LintRule, ...]] = (
     gates.non_tightening_after,  # /010
     gates.unacknowledged_skip,  # /002
     gates.failure_duplicate,  # /003

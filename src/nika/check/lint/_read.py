@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from nika.check._islands import exprs
+from nika.check._islands import exprs, reads
 from nika.check.context import CheckContext
-from nika.syntax.expr import Reference, comparisons, references
+from nika.syntax.expr import Reference, comparisons
 from nika.syntax.model import KeyPath, Task
 from nika.syntax.template import walk_strings
 
@@ -30,17 +30,16 @@ def verb_node(ctx: CheckContext, task: Task) -> Any:
     return authored(ctx, (*task.path, task.verb))
 
 
-def reads(value: Any) -> Iterator[Reference]:
+def reads_in(value: Any) -> Iterator[Reference]:
     """Every static reference in the `${{ }}` islands of the strings nested in `value`."""
     for _, text in walk_strings(value):
         if "${{" in text:
-            for expr in exprs(text):
-                yield from references(expr)
+            yield from reads(text)
 
 
 def binding_names(value: Any) -> frozenset[str]:
     """The `with.<name>` bindings read anywhere in `value`."""
-    return frozenset(str(r.path[0]) for r in reads(value) if r.root == "with" and r.path)
+    return frozenset(str(r.path[0]) for r in reads_in(value) if r.root == "with" and r.path)
 
 
 def null_tests(value: Any) -> frozenset[str]:

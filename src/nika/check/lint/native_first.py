@@ -22,7 +22,7 @@ from nika.check.lint._finding import Lint, found
 from nika.check.lint.ledger import read_ledger
 from nika.syntax.model import ExecBody
 
-Verdict = tuple[str, str, str]
+NativeMatch = tuple[str, str, str]
 """(rule, what was found, the native path)."""
 
 _INTERPRETER: Final = re.compile(
@@ -66,7 +66,7 @@ _UTILITIES: Final = {
 HELPER: Final = "native-first/005"
 
 
-def exec_helper(cmd: Command) -> Verdict | None:
+def exec_helper(cmd: Command) -> NativeMatch | None:
     """native-first/005 exec-helper: an interpreter running a script file."""
     script = _script(cmd)
     if script is None:
@@ -81,7 +81,7 @@ def exec_helper(cmd: Command) -> Verdict | None:
     )
 
 
-def exec_media(cmd: Command) -> Verdict | None:
+def exec_media(cmd: Command) -> NativeMatch | None:
     """native-first/004 exec-media: an image/speech provider endpoint in the command."""
     if cmd.pathed:
         return None
@@ -96,7 +96,7 @@ def exec_media(cmd: Command) -> Verdict | None:
     )
 
 
-def exec_http(cmd: Command) -> Verdict | None:
+def exec_http(cmd: Command) -> NativeMatch | None:
     """native-first/001 exec-http: an HTTP client, or an interpreter one-liner around one."""
     client = not cmd.pathed and cmd.head in _HTTP_PROGRAMS
     inline = _interpreter(cmd) and any(m in w for w in cmd.literal_args() for m in _HTTP_CODE)
@@ -110,7 +110,7 @@ def exec_http(cmd: Command) -> Verdict | None:
     )
 
 
-def exec_file(cmd: Command) -> Verdict | None:
+def exec_file(cmd: Command) -> NativeMatch | None:
     """native-first/002 exec-file: file plumbing a builtin does inside the fs boundary."""
     if cmd.pathed or cmd.head not in _FILE_PROGRAMS:
         return None
@@ -122,7 +122,7 @@ def exec_file(cmd: Command) -> Verdict | None:
     )
 
 
-def exec_data(cmd: Command) -> Verdict | None:
+def exec_data(cmd: Command) -> NativeMatch | None:
     """native-first/003 exec-data: a data transform the jq builtin or a binding covers."""
     if cmd.pathed or cmd.head not in _DATA_PROGRAMS:
         return None
@@ -134,7 +134,7 @@ def exec_data(cmd: Command) -> Verdict | None:
     )
 
 
-def exec_utility(cmd: Command) -> Verdict | None:
+def exec_utility(cmd: Command) -> NativeMatch | None:
     """native-first/006 exec-utility: a utility with an EXACT builtin."""
     builtin = None if cmd.pathed or cmd.head is None else _UTILITIES.get(cmd.head)
     if builtin is None:
@@ -146,7 +146,7 @@ def exec_utility(cmd: Command) -> Verdict | None:
     )
 
 
-LADDER: Final[tuple[Callable[[Command], Verdict | None], ...]] = (
+LADDER: Final[tuple[Callable[[Command], NativeMatch | None], ...]] = (
     exec_helper,
     exec_media,
     exec_http,
@@ -157,7 +157,7 @@ LADDER: Final[tuple[Callable[[Command], Verdict | None], ...]] = (
 """Most specific first: the first class that answers is the task's one warning."""
 
 
-def classify(cmd: Command) -> Verdict | None:
+def classify(cmd: Command) -> NativeMatch | None:
     """The one native-first class of a command, or None (genuine, nested or templated)."""
     if cmd.head is None or cmd.head == "nika":
         return None

@@ -17,7 +17,7 @@ from typing import Final
 from nika.check.context import CheckContext
 from nika.check.graph import EdgeKind
 from nika.check.lint._finding import Lint, found
-from nika.check.lint._read import reads, verb_node
+from nika.check.lint._read import reads_in, verb_node
 from nika.check.lint._schema_fit import fits_type_grammar
 from nika.errors import NikaError
 from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, Task
@@ -116,7 +116,7 @@ def _sole_reshaped_producer(ctx: CheckContext, task: Task) -> Task | None:
     args = node.get("args") if isinstance(node, Mapping) else None
     if not isinstance(args, Mapping) or "${{" in str(args.get("expression", "")):
         return None  # an extract: binding is pure jq: it cannot take a templated program
-    used = list(reads(args))
+    used = list(reads_in(args))
     if not used or any(r.root != "with" or not r.path for r in used):
         return None
     names = {str(r.path[0]) for r in used}
@@ -127,7 +127,7 @@ def _sole_reshaped_producer(ctx: CheckContext, task: Task) -> Task | None:
         return None
     source = next(iter(sources))
     for name in names:
-        if any(r.root != "tasks" or r.path[:1] != (source,) for r in reads(task.with_[name])):
+        if any(r.root != "tasks" or r.path[:1] != (source,) for r in reads_in(task.with_[name])):
             return None
     producer = ctx.workflow.tasks.get(source)
     # An extract: binding runs per iteration: a fan-out's collected array is not its input.

@@ -7,7 +7,7 @@ very same verb code as a local run. Authority is local to the machine doing the 
 permit gate (`PermitGate`, the check's judge), the exec blocklist and the composed child
 environment are all applied here, before dispatch.
 
-Nothing here writes the journal. What the verb emits becomes messages, sealed, yielded in
+Nothing here writes the journal. What the verb emits becomes packets, sealed, yielded in
 batches (whatever accumulated since the last batch):
 
     ("frame", kind, task, fields)    a bus frame (permit_checked, verb_invoked, …) + `node`
@@ -50,8 +50,9 @@ from nika.runtime.verbs import run_verb
 from nika.syntax.model import TaskId, Workflow
 from nika.tools.mcp_registry import load_registry
 
-Message = tuple[Any, ...]
-Emit = Callable[[Message], None]
+Packet = tuple[Any, ...]
+"""One tagged message to the driver (the shapes above)."""
+Emit = Callable[[Packet], None]
 
 _POLL: Final = 0.05
 _CANCEL_GRACE: Final = 30.0
@@ -232,7 +233,7 @@ class _Attempt:
             self._emit(("done", sealer.seal(output), sealer.seal(notes)))
 
 
-def _next(outbox: queue.SimpleQueue[Message]) -> Message:
+def _next(outbox: queue.SimpleQueue[Packet]) -> Packet:
     # Short waits, not one blocking get: Ray delivers a cancellation as an exception raised
     # between bytecodes of this thread, which a get blocked in C would never reach.
     while True:
@@ -240,9 +241,9 @@ def _next(outbox: queue.SimpleQueue[Message]) -> Message:
             return outbox.get(timeout=_POLL)
 
 
-def unit_stream(call: UnitCall) -> Iterator[list[Message]]:
+def unit_stream(call: UnitCall) -> Iterator[list[Packet]]:
     """The Ray task body: yields batches of messages; the last batch ends with the outcome."""
-    outbox: queue.SimpleQueue[Message] = queue.SimpleQueue()
+    outbox: queue.SimpleQueue[Packet] = queue.SimpleQueue()
     attempt = _Attempt(call, outbox.put)
     thread = threading.Thread(target=attempt.run, name=f"nika:{call.unit.path}", daemon=True)
     thread.start()

@@ -1,5 +1,5 @@
 """What every builtin module shares: its declaration (`Builtin`), the context it runs in
-(`Context`), and the seams the embedder plugs in (`EffectJudge`, `PromptIO`, `EventSink`,
+(`Context`), and the seams the embedder plugs in (`EffectJudge`, `PromptIO`, `EntrySink`,
 `InspectSource`).
 
 A builtin is an async `run(args, ctx)` returning a JSON-shaped value (or `bytes`); a failure is
@@ -41,7 +41,7 @@ class PromptIO(Protocol):
         ...
 
 
-class EventSink(Protocol):
+class EntrySink(Protocol):
     """Receives `nika:log` / `nika:emit` entries for the run's event stream."""
 
     def __call__(self, kind: Literal["log", "emit"], fields: Mapping[str, Any]) -> None: ...
@@ -66,7 +66,7 @@ class Context:
     judge: EffectJudge | None = None
     task: str | None = None
     prompt_io: PromptIO | None = None
-    events: EventSink | None = None
+    events: EntrySink | None = None
     inspect: InspectSource | None = None
     loopback_grants: frozenset[str] = frozenset()
     data_as_code_lifted: bool = False
@@ -81,7 +81,7 @@ class Context:
     written or hashed, is at most this many bytes."""
 
 
-Runner = Callable[[Mapping[str, Any], Context], Awaitable[Json]]
+BuiltinRun = Callable[[Mapping[str, Any], Context], Awaitable[Json]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,7 @@ class Builtin:
     name: str
     description: str
     schema: Mapping[str, Any]
-    run: Runner
+    run: BuiltinRun
     arg_code: str = "NIKA-INVOKE-002"
     arg_codes: Mapping[str, str] = field(default_factory=dict)
 

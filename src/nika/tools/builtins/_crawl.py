@@ -66,8 +66,8 @@ async def _robots(ctx: Context, root: httpx2.URL, headers: Mapping[str, str]) ->
     return robots_disallows(response.body.decode("utf-8", errors="replace"))
 
 
-def digest(url: str, status: int, html: str) -> tuple[dict[str, Any], list[str]]:
-    """The fixed per-page digest, and the page's same-document links (absolute)."""
+def page_summary(url: str, status: int, html: str) -> tuple[dict[str, Any], list[str]]:
+    """The fixed per-page summary, and the page's same-document links (absolute)."""
     soup = _extract_html.parse(html)
     base = _extract_html.effective_base(soup, url)
     meta = _extract_html.metadata(html, url)
@@ -139,7 +139,7 @@ async def crawl(
                 )
             pages.append({"url": url, "status": response.status})
             continue
-        page, links = digest(
+        page, links = page_summary(
             str(response.url),
             response.status,
             response.body.decode(response.charset or "utf-8", "replace"),

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nika.check.capability import CODE as UNSERVED_CODE
-from nika.check.capability import PROVIDERS, provider_of, refusal_detail
+from nika.check.capability import PROVIDERS, call_provider, refusal_detail
 from nika.tools.builtins._base import Builtin, Context, fail, obj
 from nika.tools.builtins._files import write_bytes
 from nika.tools.builtins._paths import judged
@@ -42,7 +42,7 @@ _MAX_TEXT: Final = 4096
 
 
 def _provider(args: Mapping[str, Any]) -> str:
-    provider = provider_of(_NAME, args)
+    provider = call_provider(_NAME, args)
     if provider is None:
         raise fail(TTS_001, "name a `provider:` (local, openai, elevenlabs or mock); it cannot "
                    f"be inferred from `model: {args.get('model')!r}`", arg="provider")

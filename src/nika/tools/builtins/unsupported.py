@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nika.check.capability import CODE, UNSERVED, refusal_detail
-from nika.tools.builtins._base import Builtin, Context, Runner, fail
+from nika.tools.builtins._base import Builtin, BuiltinRun, Context, fail
 
 
-def _refuse(name: str) -> Runner:
+def _refuse(name: str) -> BuiltinRun:
     async def run(args: Mapping[str, Any], ctx: Context) -> None:
         why = f"{name} is a stdlib builtin this engine does not implement: {UNSERVED[name]}"
         raise fail(CODE, refusal_detail(why), tool=name)
