@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from nika.check.graph import derive
+from nika.masking import Masker
 from nika.providers.mock import MockProvider
 from nika.runtime._sync import fdatasync
 from nika.runtime.bus import EventBus, EventSink, RunEvent
@@ -45,7 +46,6 @@ from nika.runtime.replay import Replay
 from nika.runtime.report import EventLog
 from nika.runtime.resume import load_plan
 from nika.runtime.runner import Runner, RunResult
-from nika.runtime.secrets import Masker
 from nika.runtime.services import ProviderPool, RunServices
 from nika.runtime.toolbox import Toolbox
 from nika.syntax.loader import load_document

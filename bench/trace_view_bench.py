@@ -35,11 +35,11 @@ from nika.agent.seams import (
     Usage,
     UserMessage,
 )
+from nika.masking import Masker
 from nika.runtime.bus import EventBus
 from nika.runtime.journal import JournalSink, manifest
 from nika.runtime.permits import PermitGate
 from nika.runtime.runner import Runner
-from nika.runtime.secrets import Masker
 from nika.runtime.services import ProviderPool, RunServices
 from nika.runtime.toolbox import Toolbox
 from nika.runtime.trace import read_frames, verify

@@ -4,8 +4,9 @@ The layers, bottom to top, and what each may import besides itself:
 
 | layer     | modules                                     | may import                      |
 |-----------|---------------------------------------------|---------------------------------|
-| bottom    | errors, codes, canonical, backoff, analyzer,| bottom                          |
-|           | bm25, netfloor, prices, energy, _gc, _term  |                                 |
+| bottom    | errors, codes, canonical, masking, backoff, | bottom                          |
+|           | analyzer, bm25, netfloor, prices, energy,   |                                 |
+|           | _gc, _term                                  |                                 |
 | syntax    | nika.syntax.* (incl. the provider catalog)  | bottom                          |
 | check     | nika.check.*                                | bottom, syntax                  |
 | agent     | nika.agent.*                                | bottom, syntax, check (compose) |
@@ -34,8 +35,8 @@ import nika
 SRC: Final = Path(nika.__file__).resolve().parent
 
 BOTTOM: Final = frozenset(
-    {"errors", "codes", "canonical", "backoff", "analyzer", "bm25", "netfloor", "prices",
-     "energy", "_gc", "_term"}
+    {"errors", "codes", "canonical", "masking", "backoff", "analyzer", "bm25", "netfloor",
+     "prices", "energy", "_gc", "_term"}
 )
 
 ALLOWED: Final[dict[str, frozenset[str]]] = {

@@ -12,11 +12,11 @@ from nika.agent.executors import InMemoryExecutor
 from nika.agent.fakes import definition
 from nika.agent.seams import Provider, ToolExecutor
 from nika.errors import NikaError
+from nika.masking import Masker
 from nika.providers.mock import MockProvider
 from nika.runtime.bus import EventBus, RunEvent
 from nika.runtime.permits import PermitGate
 from nika.runtime.runner import Runner, RunResult
-from nika.runtime.secrets import Masker
 from nika.runtime.services import ProviderPool, RunServices
 from nika.runtime.trace import TraceVerdict, read_journal, verify
 from nika.runtime.values import bind_inputs

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nika.masking import MASK
 from nika.runtime.bus import EventBus
 from nika.runtime.journal import GENESIS_CHAIN, JournalSink, Uuid7, encode, line_hash
 from nika.runtime.launch import RunOptions, Streams, run_command
-from nika.runtime.secrets import MASK
 from nika.runtime.trace import verify
 
 WORKFLOW = """\

@@ -22,10 +22,11 @@ from nika.agent.observe import (
     TurnStarted,
 )
 from nika.errors import NikaError
+from nika.masking import MASK, Masker
 from nika.runtime.bus import EventBus, RunEvent
 from nika.runtime.events import EXCERPT_CHARS, AgentFrames, UnitAttempt, excerpt
 from nika.runtime.report import EventLog, build_report, to_json
-from nika.runtime.secrets import MASK, Masker, resolve_secrets
+from nika.runtime.secrets import resolve_secrets
 from nika.runtime.stream import NdjsonSink
 from nika.syntax.model import SecretRef
 

@@ -9,9 +9,9 @@ import pytest
 from tests.runtime._harness import RESEARCH_AGENT, FixedClock
 
 from nika.cli import main
+from nika.masking import MASK
 from nika.runtime.bus import EventBus
 from nika.runtime.journal import JournalSink, line_hash
-from nika.runtime.secrets import MASK
 
 AGENT_FLOW = "nika: show-demo\n" + RESEARCH_AGENT
 

@@ -20,6 +20,7 @@ import pytest_asyncio
 from tests.tools._mcp_helpers import START, TOKEN, fault_entry, make_registry, text_of
 
 from nika.agent.seams import ToolExecutor, ToolResult
+from nika.masking import MASK
 from nika.tools.mcp import McpExecutor
 from nika.tools.mcp_registry import McpRegistry
 
@@ -209,5 +210,5 @@ async def test_huge_result_is_truncated_with_a_marker(shared: McpExecutor) -> No
 
 async def test_secret_env_values_are_masked_in_results(shared: McpExecutor) -> None:
     result = await shared.call("mcp:fault/getenv", {"name": "FAULT_TOKEN"})
-    assert text_of(result) == "***"
+    assert text_of(result) == MASK
     assert TOKEN not in repr(result)

@@ -11,7 +11,9 @@ import pytest
 from mcp import MCPError
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
 
+from nika.masking import MASK
 from nika.tools._mcp_errors import Phase, StartTimeout, Translated, translate
+from nika.tools._mcp_secrets import registry_masker
 
 SECRET = "hunter2-secret-value"
 
@@ -24,7 +26,7 @@ def _translate(exc: BaseException, phase: Phase = "call", **kw: Any) -> Translat
         "where": "/p/.nika/mcp.json",
         "call_timeout": 7,
         "start_timeout": 3,
-        "secrets": (SECRET,),
+        "mask": registry_masker((SECRET,)),
     }
     args.update(kw)
     return translate(exc, phase=phase, **args)
@@ -76,6 +78,6 @@ def test_invalid_replies_are_call_failures() -> None:
 def test_secrets_are_masked_and_the_stderr_tail_is_added_when_the_server_is_down() -> None:
     down = _translate(MCPError(CONNECTION_CLOSED, f"closed {SECRET}"), tail=f"panic: {SECRET}")
     assert SECRET not in down.error.detail
-    assert "Its stderr ended with: panic: ***" in down.error.detail
+    assert f"Its stderr ended with: panic: {MASK}" in down.error.detail
     failed = _translate(MCPError(INTERNAL_ERROR, "boom"), tail="irrelevant")
     assert "stderr" not in failed.error.detail

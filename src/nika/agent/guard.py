@@ -184,13 +184,7 @@ class StallGuard:
         if repeats < self._nudge_after:
             self._cycle_nudged = False
         if repeats >= self._stall_after:
-            block = list(turns)[-period:]
-            return Stall(
-                period=period,
-                repeats=repeats,
-                signatures=tuple(f"{t.signature:016x}" for t in block),
-                calls=tuple(c for t in block for c in t.calls),
-            )
+            return _stall(turns, period, repeats)
         if repeats >= self._nudge_after and not self._cycle_nudged and self._reflections_left:
             self._cycle_nudged = True
             self._reflections_left -= 1
@@ -229,14 +223,19 @@ class StallGuard:
                 best_period, best_repeats = period, repeats
         if best_repeats < self._stall_after:
             return None
-        block = list(turns)[-best_period:]
-        return Stall(
-            period=best_period,
-            repeats=best_repeats,
-            signatures=tuple(f"{t.signature:016x}" for t in block),
-            calls=tuple(c for t in block for c in t.calls),
-            final_turn=True,
-        )
+        return _stall(turns, best_period, best_repeats, final_turn=True)
+
+
+def _stall(turns: deque[_Turn], period: int, repeats: int, *, final_turn: bool = False) -> Stall:
+    """The stall whose repeated block is the last `period` turns."""
+    block = list(turns)[-period:]
+    return Stall(
+        period=period,
+        repeats=repeats,
+        signatures=tuple(f"{t.signature:016x}" for t in block),
+        calls=tuple(c for t in block for c in t.calls),
+        final_turn=final_turn,
+    )
 
 
 def _summarize(call: ToolCall) -> Mapping[str, Any]:

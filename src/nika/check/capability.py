@@ -27,7 +27,7 @@ UNSERVED: Final[Mapping[str, str]] = {
 }
 """Builtins of the closed stdlib set this engine does not implement, and what is missing."""
 
-PROVIDERS: Final[Mapping[str, tuple[str, ...]]] = {
+SERVED_PROVIDERS: Final[Mapping[str, tuple[str, ...]]] = {
     "nika:tts_generate": ("mock",),
 }
 """Builtins served for some providers only: the ones served."""
@@ -61,7 +61,7 @@ def unserved(tool: str, args: Mapping[str, Any]) -> str | None:
     run: a templated provider is the builtin's to judge)."""
     if tool in UNSERVED:
         return f"{tool} is a stdlib builtin this engine does not implement: {UNSERVED[tool]}"
-    served = PROVIDERS.get(tool, ())
+    served = SERVED_PROVIDERS.get(tool, ())
     provider = call_provider(tool, args)
     literal = isinstance(provider, str) and "${{" not in provider
     if served and literal and provider not in served:

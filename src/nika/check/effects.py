@@ -24,7 +24,7 @@ from nika.syntax.model import AgentBody, ExecBody, InvokeBody, KeyPath, Task, Wo
 
 EffectKind = Literal["fs.read", "fs.write", "net", "exec", "tool", "env"]
 
-KINDS: Final[tuple[EffectKind, ...]] = ("fs.read", "fs.write", "net", "exec", "tool", "env")
+EFFECT_KINDS: Final[tuple[EffectKind, ...]] = ("fs.read", "fs.write", "net", "exec", "tool", "env")
 """The closed kinds, in their canonical report order."""
 
 SHELL: Final = "<shell>"
@@ -93,7 +93,7 @@ def infer_effects(workflow: Workflow) -> tuple[Effect, ...]:
     (by task declaration order, then kind, then target)."""
     out: list[Effect] = []
     for task in workflow.tasks.values():
-        mine = sorted(set(task_effects(task)), key=lambda e: (KINDS.index(e.kind), e.target))
+        mine = sorted(set(task_effects(task)), key=lambda e: (EFFECT_KINDS.index(e.kind), e.target))
         out.extend(mine)
     return tuple(out)
 

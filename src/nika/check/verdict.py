@@ -34,18 +34,8 @@ def sort_findings(errors: Iterable[NikaError]) -> tuple[NikaError, ...]:
 
 
 def _wire(e: NikaError) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "code": e.code,
-        "namespace": e.namespace,
-        "category": e.category,
-        "transient": e.transient,
-        "detail": e.detail,
-        "line": e.location.line if e.location else None,
-        "column": e.location.column if e.location else None,
-    }
-    if e.details:
-        out["details"] = dict(e.details)
-    return out
+    """The error's one wire shape, every entry naming its position (null when it has none)."""
+    return {"line": None, "column": None, **e.to_dict()}
 
 
 @dataclass(frozen=True, slots=True)

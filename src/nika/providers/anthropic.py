@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any, Final
 
 import anthropic
@@ -20,7 +21,7 @@ from nika.agent.seams import (
 )
 from nika.canonical import plain
 from nika.providers._errors import ErrorContext, malformed
-from nika.providers._round_trip import round_trip
+from nika.providers._round_trip import SdkProvider
 from nika.providers._wire import wire_name
 
 DEFAULT_MAX_TOKENS: Final = 4096
@@ -34,7 +35,7 @@ _STOP: Final[dict[str | None, StopReason]] = {
 }
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider):
     """A `Provider` over `anthropic.AsyncAnthropic`.
 
     The SDK's own retries are off (`max_retries=0`): `RetryingProvider` is the one retry policy.
@@ -51,22 +52,16 @@ class AnthropicProvider:
         key_var: str | None = None,
         provider: str = "anthropic",
     ) -> None:
-        self._ctx = ErrorContext(provider, "", base_url, key_var, False, (api_key,))
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
-        )
-
-    async def aclose(self) -> None:
-        """Close the SDK's HTTP connection pool."""
-        await self._client.close()
-
-    async def complete(self, request: ModelRequest) -> ModelResponse:
-        return await round_trip(
-            request,
-            self._ctx,
-            lambda model: self._client.messages.create(**_request_body(request, model)),
+        super().__init__(
+            ErrorContext(provider, "", base_url, key_var, False, (api_key,)),
+            anthropic.AsyncAnthropic(
+                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+            ),
             _response,
         )
+
+    def _send(self, request: ModelRequest, model: str) -> Awaitable[object]:
+        return self._client.messages.create(**_request_body(request, model))  # type: ignore[no-any-return]
 
 
 def _request_body(request: ModelRequest, model: str) -> dict[str, Any]:

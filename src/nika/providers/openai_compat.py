@@ -4,6 +4,7 @@ through the official `openai` SDK."""
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from typing import Any, Literal
 
 import openai
@@ -22,7 +23,7 @@ from nika.agent.seams import (
 )
 from nika.canonical import plain
 from nika.providers._errors import ErrorContext, malformed
-from nika.providers._round_trip import round_trip
+from nika.providers._round_trip import SdkProvider
 from nika.providers._wire import decode_args, wire_name
 
 MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
@@ -36,7 +37,7 @@ _STOP: dict[str | None, StopReason] = {
 _ERROR_PREFIX = "[tool error] "
 
 
-class OpenAICompatProvider:
+class OpenAICompatProvider(SdkProvider):
     """A `Provider` over `openai.AsyncOpenAI` pointed at `base_url`.
 
     The SDK's own retries are off (`max_retries=0`): `RetryingProvider` is the one retry policy.
@@ -58,24 +59,15 @@ class OpenAICompatProvider:
         max_tokens_field: MaxTokensField = "max_tokens",
     ) -> None:
         self._max_tokens_field = max_tokens_field
-        self._ctx = ErrorContext(provider, "", base_url, key_var, local, (api_key,))
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
-        )
-
-    async def aclose(self) -> None:
-        """Close the SDK's HTTP connection pool."""
-        await self._client.close()
-
-    async def complete(self, request: ModelRequest) -> ModelResponse:
-        return await round_trip(
-            request,
-            self._ctx,
-            lambda model: self._client.chat.completions.create(
-                **_request_body(request, model, self._max_tokens_field)
-            ),
+        super().__init__(
+            ErrorContext(provider, "", base_url, key_var, local, (api_key,)),
+            openai.AsyncOpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0),
             _response,
         )
+
+    def _send(self, request: ModelRequest, model: str) -> Awaitable[object]:
+        body = _request_body(request, model, self._max_tokens_field)
+        return self._client.chat.completions.create(**body)  # type: ignore[no-any-return]
 
 
 def _request_body(request: ModelRequest, model: str, max_tokens_field: str) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Protocol, runtime_checkable
 
-from nika.runtime.secrets import Masker
+from nika.masking import Masker
 
 KINDS: Final = frozenset(
     {

@@ -52,8 +52,8 @@ from nika.agent.observe import (
     TurnStarted,
 )
 from nika.canonical import loose_json
+from nika.masking import Masker
 from nika.runtime.bus import EventBus, RunEvent
-from nika.runtime.secrets import Masker
 
 logger = logging.getLogger("nika.runtime")
 

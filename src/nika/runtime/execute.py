@@ -23,7 +23,7 @@ import asyncio
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from nika.errors import NikaError
 from nika.runtime.events import UnitAttempt
@@ -36,10 +36,8 @@ from nika.runtime.services import RunServices
 from nika.runtime.values import error_record
 from nika.runtime.verbs import ChildRunner
 from nika.syntax.binding import apply_jq, interpolate, parse_sites
-from nika.syntax.expr import references
+from nika.syntax.expr import LOOP_LOCALS, references
 from nika.syntax.model import Task
-
-LOOP_LOCALS: Final = frozenset({"item", "index"})
 
 Sleep = Callable[[float], Awaitable[None]]
 

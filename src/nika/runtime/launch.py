@@ -40,6 +40,7 @@ from nika.check.capability import CODE as CAPABILITY
 from nika.check.graph import derive
 from nika.check.render import render_human
 from nika.errors import NikaError
+from nika.masking import Masker
 from nika.providers import resolve_provider
 from nika.runtime import preflight
 from nika.runtime.bus import EventBus, EventSink
@@ -55,7 +56,7 @@ from nika.runtime.replay import Replay, ResumePlan
 from nika.runtime.report import EventLog, build_report, refused_report, to_json
 from nika.runtime.resume import ResumeRefusal, load_plan
 from nika.runtime.runner import Runner, RunResult
-from nika.runtime.secrets import Masker, resolve_secrets
+from nika.runtime.secrets import resolve_secrets
 from nika.runtime.services import ProviderPool, RunServices
 from nika.runtime.signals import Stop, exit_code
 from nika.runtime.stream import NdjsonSink

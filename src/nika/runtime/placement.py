@@ -36,21 +36,9 @@ class Placement(Protocol):
 
 
 class LocalPlacement:
-    """In this process, on the run's event loop."""
+    """In this process, on the run's event loop: the attempt is `run_verb` itself."""
 
-    async def run(
-        self,
-        task: Task,
-        env: Mapping[str, Any],
-        services: RunServices,
-        *,
-        timeout: float | None,
-        notes: dict[str, Any],
-        child: ChildRunner | None,
-        unit: UnitAttempt,
-    ) -> Any:
-        return await run_verb(task, env, services, timeout=timeout, notes=notes, child=child,
-                              unit=unit)
+    run = staticmethod(run_verb)
 
 
 LOCAL: Final = LocalPlacement()

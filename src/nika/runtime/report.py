@@ -20,9 +20,9 @@ from typing import Any
 
 from nika.canonical import loose_json
 from nika.errors import NikaError
+from nika.masking import Masker
 from nika.runtime.bus import RunEvent, SinkFailure
 from nika.runtime.runner import RunResult
-from nika.runtime.secrets import Masker
 from nika.runtime.values import TaskRecord
 
 

@@ -15,10 +15,10 @@ from typing import Any, Protocol
 from nika.agent.config import AgentConfig
 from nika.agent.seams import AgentObserver, Provider, ToolDefinition, ToolExecutor
 from nika.errors import NikaError
+from nika.masking import Masker
 from nika.runtime.bus import EventBus
 from nika.runtime.children import ChildGuard
 from nika.runtime.events import UnitAttempt
-from nika.runtime.secrets import Masker
 from nika.syntax.model import Workflow
 
 

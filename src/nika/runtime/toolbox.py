@@ -9,10 +9,10 @@ from typing import Any, Literal
 
 from nika.agent.executors import CompositeExecutor
 from nika.agent.seams import ToolExecutor
+from nika.masking import Masker
 from nika.runtime.bus import EventBus
 from nika.runtime.inspect_cell import LiveInspect
 from nika.runtime.permits import PermitGate
-from nika.runtime.secrets import Masker
 from nika.runtime.verbs.agent import reachable_servers
 from nika.syntax.model import AgentBody, InvokeBody, Task, Workflow
 from nika.tools.builtins import BuiltinExecutor, PromptIO
@@ -39,7 +39,7 @@ class Toolbox:
         cell = LiveInspect(workflow)  # `nika:inspect` reads the run, seeded before task one
         bus.attach(cell)
         self._builtins = BuiltinExecutor(
-            base_dir=base_dir, judge=gate.judge, masker=mask.text, prompt_io=prompt_io,
+            base_dir=base_dir, judge=gate.judge, masker=mask, prompt_io=prompt_io,
             events=self._entry, loopback_grants=gate.judge.loopback_hosts(), inspect=cell,
         )
 

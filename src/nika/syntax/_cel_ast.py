@@ -8,7 +8,7 @@ from typing import Any
 
 RELATIONS = ("==", "!=", "<", "<=", ">", ">=", "in")
 FUNCTIONS = ("has", "size")
-METHODS = {"size": 0, "contains": 1, "startsWith": 1, "endsWith": 1}
+METHOD_ARITY = {"size": 0, "contains": 1, "startsWith": 1, "endsWith": 1}
 
 
 @dataclass(frozen=True, slots=True)

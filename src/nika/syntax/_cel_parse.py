@@ -7,7 +7,7 @@ from typing import Final
 from nika.errors import NikaError
 from nika.syntax._cel_ast import (
     FUNCTIONS,
-    METHODS,
+    METHOD_ARITY,
     RELATIONS,
     Binary,
     Call,
@@ -184,7 +184,7 @@ class _Parser:
         return tuple(args)
 
     def method(self, target: Expr, name: Token) -> Expr:
-        arity = METHODS.get(name.text)
+        arity = METHOD_ARITY.get(name.text)
         if arity is None:
             raise self.fail(name, f"`.{name.text}()` is not a cel-subset/0.1 function",
                             CALLABLES_HINT)
@@ -223,7 +223,7 @@ class _Parser:
 
     def function(self, name: Token) -> Expr:
         if name.text not in FUNCTIONS:
-            hint = f"call it as a method, x.{name.text}(s)" if name.text in METHODS else (
+            hint = f"call it as a method, x.{name.text}(s)" if name.text in METHOD_ARITY else (
                 CALLABLES_HINT)
             raise self.fail(name, f"`{name.text}()` is not a cel-subset/0.1 function", hint)
         args = self.arguments()

@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from nika.syntax._cel_ast import (
     FUNCTIONS,
-    METHODS,
+    METHOD_ARITY,
     RELATIONS,
     Binary,
     Call,
@@ -48,7 +48,7 @@ __all__ = [
     "FUNCTIONS",
     "GRAMMAR_VERSION",
     "LOOP_LOCALS",
-    "METHODS",
+    "METHOD_ARITY",
     "NAMESPACES",
     "RELATIONS",
     "TASK_STATUSES",

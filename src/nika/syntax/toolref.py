@@ -17,7 +17,7 @@ from nika.errors import NikaError
 
 Namespace = Literal["nika", "mcp"]
 
-NAMESPACES: Final = ("mcp", "nika")
+TOOL_NAMESPACES: Final = ("mcp", "nika")
 BUILTIN_SEGMENT: Final = re.compile(r"[a-z][a-z0-9_]*")
 MCP_SERVER: Final = re.compile(r"[a-z0-9][a-z0-9-]*")
 """A server segment: lowercase letters, digits and `-`, not starting with `-` (`mcp:21st/x`
@@ -60,7 +60,7 @@ def parse_tool_ref(text: str) -> ToolRef:
     if not colon:
         raise _refuse(text, "has no namespace", f'write "nika:{text}" for a builtin or '
                       f'"mcp:<server>/{text}" for an MCP tool')
-    if namespace not in NAMESPACES:
+    if namespace not in TOOL_NAMESPACES:
         raise _refuse(text, f"uses the namespace `{namespace}:`, outside the closed set "
                       "{nika:, mcp:}", "route engine or vendor tools through an MCP server: "
                       "mcp:<server>/<tool>")

@@ -28,7 +28,7 @@ from mcp_types import CallToolResult, Implementation, Tool
 
 from nika.errors import NikaError
 from nika.tools._mcp_errors import SERVER_DOWN, Phase, StartTimeout, translate
-from nika.tools._mcp_secrets import mask
+from nika.tools._mcp_secrets import registry_masker
 from nika.tools.mcp_registry import ServerSpec, StdioServer
 
 log = logging.getLogger("nika.tools.mcp")
@@ -55,6 +55,7 @@ class Connection:
 
     def __init__(self, spec: ServerSpec, limits: Limits, where: str) -> None:
         self.spec = spec
+        self.mask = registry_masker(spec.secrets)
         self.tools: tuple[Tool, ...] = ()
         self.failure: NikaError | None = None
         self._limits = limits
@@ -180,7 +181,7 @@ class Connection:
             where=self._where,
             call_timeout=self._limits.call_timeout,
             start_timeout=self._limits.start_timeout,
-            secrets=self.spec.secrets,
+            mask=self.mask,
             tail=self._tail(),
         )
         if not result.lost:
@@ -192,7 +193,7 @@ class Connection:
         return self.failure
 
     def _how(self) -> str:
-        return mask(self.spec.describe(), self.spec.secrets)
+        return self.mask.text(self.spec.describe())
 
     def _tail(self) -> str:
         """The last few lines the server wrote to stderr, masked: the likeliest explanation."""
@@ -202,7 +203,7 @@ class Connection:
         size = os.fstat(fd).st_size
         raw = os.pread(fd, _TAIL_BYTES, max(0, size - _TAIL_BYTES))
         lines = [ln.strip() for ln in raw.decode("utf-8", "replace").splitlines() if ln.strip()]
-        return mask(" | ".join(lines[-_TAIL_LINES:]), self.spec.secrets)
+        return self.mask.text(" | ".join(lines[-_TAIL_LINES:]))
 
 
 async def _list_tools(client: Client) -> tuple[Tool, ...]:

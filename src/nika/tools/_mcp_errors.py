@@ -8,7 +8,6 @@ prescriptive detail. Nothing else in `nika.tools` catches a third-party exceptio
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -19,7 +18,7 @@ from mcp import MCPError
 from mcp_types import CONNECTION_CLOSED, INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 
 from nika.errors import NikaError
-from nika.tools._mcp_secrets import mask
+from nika.masking import Masker
 
 Phase = Literal["start", "call"]
 
@@ -195,13 +194,13 @@ def translate(
     where: str,
     call_timeout: float,
     start_timeout: float,
-    secrets: Iterable[str],
+    mask: Masker,
     tail: str = "",
 ) -> Translated:
     """Map one exception (possibly an exception group) to a `NikaError` through `_TABLE`.
 
     `how` is the safe description of the server (command or credential-free URL), `where` the
-    registry file, `tail` the last lines of the server's stderr, `secrets` the values to mask.
+    registry file, `tail` the last lines of the server's stderr, `mask` the server's masker.
     """
     leaf = _leaf(exc)
     rpc = leaf.code if isinstance(leaf, MCPError) else None
@@ -220,8 +219,8 @@ def translate(
     details = {"server": server} if tool is None else {"server": server, "tool": tool}
     if tail and row.code == SERVER_DOWN:
         detail += f". Its stderr ended with: {tail}"
-        details["stderr_tail"] = mask(tail, secrets)
-    error = NikaError(row.code, mask(detail, secrets), transient=row.transient, details=details)
+        details["stderr_tail"] = mask.text(tail)
+    error = NikaError(row.code, mask.text(detail), transient=row.transient, details=details)
     return Translated(error=error, lost=row.lost)
 
 

@@ -40,11 +40,11 @@ from mcp_types import CallToolResult
 from nika.agent.seams import ToolDefinition, ToolName, ToolResult
 from nika.canonical import loose_json
 from nika.errors import NikaError
+from nika.masking import Masker
 from nika.syntax.toolref import MCP_SERVER, MCP_TOOL
 from nika.tools._mcp_connection import Connection, Limits
 from nika.tools._mcp_errors import SERVER_DOWN, reported
 from nika.tools._mcp_render import render, truncate
-from nika.tools._mcp_secrets import mask, mask_value
 from nika.tools.mcp_registry import McpRegistry
 
 log = logging.getLogger("nika.tools.mcp")
@@ -174,7 +174,7 @@ class McpExecutor:
         outcome = await conn.call(tool, args)
         if isinstance(outcome, NikaError):
             return ToolResult.failed(outcome)
-        return self._result(server, tool, outcome, conn.spec.secrets)
+        return self._result(server, tool, outcome, conn.mask)
 
     async def _ensure(self, server: str) -> tuple[Connection | None, NikaError | None]:
         """The connection to `server`, started and ready, or why there is none."""
@@ -197,9 +197,9 @@ class McpExecutor:
         return conn, failure
 
     def _result(self, server: str, tool: str, outcome: CallToolResult,
-                secrets: tuple[str, ...]) -> ToolResult:
-        structured = mask_value(outcome.structured_content, secrets)
-        text = truncate(mask(render(outcome.content, structured), secrets), self._cap)
+                mask: Masker) -> ToolResult:
+        structured = mask(outcome.structured_content)
+        text = truncate(mask.text(render(outcome.content, structured)), self._cap)
         if structured is not None and len(loose_json(structured).encode()) > self._cap:
             structured = None
         if not outcome.is_error:

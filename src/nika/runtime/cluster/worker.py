@@ -38,12 +38,13 @@ from nika.agent.observe import AgentEvent
 from nika.agent.seams import ToolFailure
 from nika.check.judge import PermitJudge
 from nika.errors import NikaError
+from nika.masking import Masker
 from nika.providers import resolve_provider
 from nika.runtime.bus import EventBus, RunEvent
 from nika.runtime.cluster.sealing import Sealer
 from nika.runtime.events import UnitAttempt
 from nika.runtime.permits import PermitGate
-from nika.runtime.secrets import Masker, resolve_secrets
+from nika.runtime.secrets import resolve_secrets
 from nika.runtime.services import ProviderPool, RunServices
 from nika.runtime.toolbox import Toolbox, needs_mcp
 from nika.runtime.verbs import run_verb

@@ -28,6 +28,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from nika.agent.intrinsic import is_loop_only
 from nika.agent.seams import ToolDefinition, ToolFailure, ToolName, ToolResult
 from nika.errors import NikaError
+from nika.masking import Masker
 from nika.syntax.template import render_json
 from nika.tools.builtins import (
     assertion,
@@ -82,7 +83,9 @@ _MODULES: Final = (
 
 BUILTINS: Final[Mapping[str, Builtin]] = {
     b.name: b
-    for b in sorted((*(m.BUILTIN for m in _MODULES), *unsupported.BUILTINS), key=lambda b: b.name)
+    for b in sorted(
+        (*(m.BUILTIN for m in _MODULES), *unsupported.UNSERVED_BUILTINS), key=lambda b: b.name
+    )
 }
 """Every builtin `call` answers, sorted by name: the implemented ones and the declared ones
 this engine refuses (`unsupported`)."""
@@ -90,10 +93,6 @@ this engine refuses (`unsupported`)."""
 _VALIDATORS: Final = {name: Draft202012Validator(b.schema) for name, b in BUILTINS.items()}
 _MAX_QUOTE: Final = 200
 _LOOP_SERVED: Final = frozenset({"nika:done", "nika:compose"})
-
-
-def _identity(text: str) -> str:
-    return text
 
 
 def _schema_error(builtin: Builtin, error: ValidationError) -> NikaError:
@@ -135,7 +134,7 @@ class BuiltinExecutor:
         base_dir: Path,
         judge: EffectJudge | None = None,
         task: str | None = None,
-        masker: Callable[[str], str] | None = None,
+        masker: Masker | None = None,
         prompt_io: PromptIO | None = None,
         events: EntrySink | None = None,
         inspect: InspectSource | None = None,
@@ -162,7 +161,7 @@ class BuiltinExecutor:
             fetch_timeout_s=fetch_timeout_s,
             max_file_bytes=max_file_bytes,
         )
-        self._mask = masker or _identity
+        self._mask = masker or Masker()
         self._definitions = tuple(
             ToolDefinition(ToolName(b.name), b.description, b.schema, source="builtin")
             for b in BUILTINS.values()
@@ -218,17 +217,8 @@ class BuiltinExecutor:
             details={"tool": name},
         )
 
-    def _masked(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self._mask(value)
-        if isinstance(value, Mapping):
-            return {self._masked(k): self._masked(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self._masked(v) for v in value]
-        return value
-
     def _success(self, value: Any) -> ToolResult:
-        value = self._masked(value)
+        value = self._mask(value)
         if isinstance(value, str):
             content = value
         elif isinstance(value, bytes | bytearray):
@@ -240,6 +230,6 @@ class BuiltinExecutor:
     def _failure(self, err: NikaError) -> ToolResult:
         failure = ToolFailure.of(err)
         return ToolResult.failed(
-            replace(failure, detail=self._mask(failure.detail),
-                    details=self._masked(failure.details))
+            replace(failure, detail=self._mask.text(failure.detail),
+                    details=self._mask(failure.details))
         )

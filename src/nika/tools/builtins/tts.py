@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nika.check.capability import CODE as UNSERVED_CODE
-from nika.check.capability import PROVIDERS, call_provider, refusal_detail
+from nika.check.capability import SERVED_PROVIDERS, call_provider, refusal_detail
 from nika.tools.builtins._base import Builtin, Context, fail, obj
 from nika.tools.builtins._files import write_bytes
 from nika.tools.builtins._paths import judged
@@ -49,7 +49,7 @@ def _provider(args: Mapping[str, Any]) -> str:
     if provider not in _PROVIDERS:
         raise fail(TTS_001, f"`provider: {provider!r}` is not one of {', '.join(_PROVIDERS)}",
                    arg="provider")
-    if provider not in PROVIDERS[_NAME]:
+    if provider not in SERVED_PROVIDERS[_NAME]:
         why = f"{_NAME} is served here for provider mock only, not {provider!r}"
         raise fail(UNSERVED_CODE, refusal_detail(why), tool=_NAME, provider=provider)
     return str(provider)

@@ -24,7 +24,7 @@ def _refuse(name: str) -> BuiltinRun:
     return run
 
 
-BUILTINS: Final = tuple(
+UNSERVED_BUILTINS: Final = tuple(
     Builtin(
         name=name,
         description=f"{name} — NOT supported by this engine: every call is refused.",
