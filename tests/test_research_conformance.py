@@ -212,7 +212,7 @@ def _route_executor(n_mcp: int) -> RecordingExecutor:
         )
         for s in _ROUTE_SUBJECTS[:n_mcp]
     ]
-    echo = {d.name: (lambda args: str(args.get("note", "42"))) for d in tools}
+    echo = {str(d.name): (lambda args: str(args.get("note", "42"))) for d in tools}
     return RecordingExecutor(tools, results=echo)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -96,13 +97,12 @@ def test_run_progress_escapes_task_errors() -> None:
     buffer = io.StringIO()
     sink = ProgressSink(Console(file=buffer, width=400, highlight=False))
     error = {"code": "NIKA-BUILTIN-ASSERT-001", "detail": "\x1b[2K\rok\u202e"}
-    for seq, (kind, task, fields) in enumerate(
-        [
-            ("workflow_started", None, {"workflow": "w\x1b]0;x\x07"}),
-            ("task_failed", "a\x1b[1m", {"duration_ms": 1, "error": error}),
-            ("workflow_failed", None, {"state": "failure\r"}),
-        ]
-    ):
+    events: list[tuple[str, str | None, dict[str, Any]]] = [
+        ("workflow_started", None, {"workflow": "w\x1b]0;x\x07"}),
+        ("task_failed", "a\x1b[1m", {"duration_ms": 1, "error": error}),
+        ("workflow_failed", None, {"state": "failure\r"}),
+    ]
+    for seq, (kind, task, fields) in enumerate(events):
         sink.emit(RunEvent(seq=seq, kind=kind, task=task, fields=fields, timestamp=0))
     out = buffer.getvalue()
     _clean(out)

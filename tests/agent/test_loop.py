@@ -330,6 +330,7 @@ async def test_a_tool_error_is_fed_back_and_the_loop_goes_on() -> None:
     result, provider, obs = await run(spec(["nika:assert"]), script, ex)
     assert result.output == "adapted"
     fed = provider.requests[1].messages[-1]
+    assert isinstance(fed, ToolResultMessage)
     assert fed == ToolResultMessage(fed.call_id, "nika:assert", "assertion failed: x > 1", True)
     [done] = obs.of(ToolCompleted)
     assert (done.is_error, done.error_code, done.source) == (

@@ -72,7 +72,7 @@ def test_cancelled_consumer_does_not_fail_the_workflow() -> None:
 
 def test_every_task_settles_exactly_once_with_one_terminal_frame() -> None:
     result, rec = run(_matrix("failure", VALUE))
-    terminal = [e.task for e in rec.events if e.kind in
+    terminal = [e.task or "" for e in rec.events if e.kind in
                 ("task_completed", "task_failed", "task_skipped", "task_cancelled")]
     assert sorted(terminal) == ["c", "p", "seed"]
 

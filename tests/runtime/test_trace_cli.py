@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.runtime._harness import RESEARCH_AGENT, FixedClock
@@ -125,7 +126,7 @@ tasks:
 
 
 def _run_flow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str],
-              capsys: pytest.CaptureFixture[str]) -> tuple[Path, list[dict[str, object]]]:
+              capsys: pytest.CaptureFixture[str]) -> tuple[Path, list[dict[str, Any]]]:
     monkeypatch.chdir(tmp_path)
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")

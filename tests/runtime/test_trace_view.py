@@ -8,7 +8,7 @@ from typing import Any
 from nika.runtime.trace import Frame, TraceVerdict
 from nika.runtime.trace_view import fold, recovery_text
 
-OK = TraceVerdict("ok", 0, None)
+OK = TraceVerdict("clean", 0, None)
 
 
 def _frames(*specs: tuple[str, dict[str, Any]]) -> list[Frame]:

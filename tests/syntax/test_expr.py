@@ -362,7 +362,7 @@ def test_token_soup_only_raises_nika_error(tokens: list[str]) -> None:
     text = unparse(tree)
     assert unparse(parse(text)) == text
     env: dict[str, Any] = {"inputs": {"x": 1}, "with": {"x": [1]}, "item": "s", "index": 0}
-    outcomes = []
+    outcomes: list[tuple[Any, ...]] = []
     for _ in range(2):
         try:
             outcomes.append(("ok", evaluate(tree, env)))

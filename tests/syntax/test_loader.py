@@ -410,7 +410,7 @@ SCALARS = st.one_of(
     st.booleans(),
     st.integers(-(10**30), 10**30),
     st.floats(allow_nan=False, allow_infinity=False),
-    st.text(st.characters(exclude_categories=("Cs",)), max_size=20),
+    st.text(st.characters(exclude_categories=["Cs"]), max_size=20),
     st.sampled_from(["no", "yes", "on", "off", "0o17", "2024-01-01", "<<", "null", "~", ".nan"]),
 )
 KEYS = st.text(max_size=8)

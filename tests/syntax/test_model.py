@@ -6,11 +6,20 @@ import textwrap
 
 import pytest
 
+from nika.errors import NikaError
 from nika.syntax.loader import load_document
-from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, TaskId, build_workflow
+from nika.syntax.model import (
+    AgentBody,
+    ExecBody,
+    InferBody,
+    InvokeBody,
+    TaskId,
+    Workflow,
+    build_workflow,
+)
 
 
-def build(src: str):  # type: ignore[no-untyped-def]
+def build(src: str) -> tuple[Workflow | None, list[NikaError]]:
     return build_workflow(load_document(textwrap.dedent(src)))
 
 

@@ -184,4 +184,5 @@ def test_a_workflow_run_is_one_trace_joined_to_its_journal(otel: Otel, tmp_path:
     assert len(joined) >= 6  # workflow, agent, chat, tool spans; two decision events
     for seq, digest in joined:
         assert isinstance(seq, int) and line_hash(lines[seq - 1]) == digest
-    assert b'"kind":"workflow_started"' in lines[workflow.attributes["nika.journal.seq"] - 1]
+    started = workflow.attributes["nika.journal.seq"]
+    assert isinstance(started, int) and b'"kind":"workflow_started"' in lines[started - 1]

@@ -111,7 +111,7 @@ async def test_the_universe_counts_every_real_tool(shared: McpExecutor) -> None:
 
 
 async def test_definitions_carry_description_and_input_schema(shared: McpExecutor) -> None:
-    by_name = {d.name: d for d in shared.definitions()}
+    by_name = {str(d.name): d for d in shared.definitions()}
     get_time = by_name["mcp:time/get_current_time"]
     assert "timezone" in get_time.description.lower()
     assert get_time.parameters["type"] == "object"

@@ -7,6 +7,7 @@ import base64
 from mcp_types import (
     AudioContent,
     BlobResourceContents,
+    ContentBlock,
     EmbeddedResource,
     ImageContent,
     ResourceLink,
@@ -20,7 +21,7 @@ PNG = base64.b64encode(b"\x89PNG" + bytes(96)).decode()
 
 
 def test_blocks_render_in_order_one_per_line() -> None:
-    blocks = [
+    blocks: list[ContentBlock] = [
         TextContent(type="text", text="hello"),
         ImageContent(type="image", data=PNG, mime_type="image/png"),
         AudioContent(

@@ -8,8 +8,11 @@ resource (`node_<name>`) so a test can steer a verb onto one node through
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from io import StringIO
@@ -22,7 +25,7 @@ import pytest
 # network address). Read once, when Ray is first imported.
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 ray = pytest.importorskip("ray", reason="the nika[ray] extra is installed by `make test`")
-from ray.cluster_utils import Cluster  # noqa: E402
+from ray.cluster_utils import Cluster as Cluster  # noqa: E402  (re-exported to the tests)
 
 from nika.runtime.launch import RunOptions, Streams, run_command  # noqa: E402
 
@@ -57,8 +60,57 @@ def node_named(cluster: Cluster, name: str) -> Any:
 
 
 def stop(cluster: Cluster) -> None:
+    end_workers(cluster)
     ray.shutdown()
     cluster.shutdown()
+
+
+def end_workers(cluster: Cluster, *, within_s: float = 10.0) -> list[int]:
+    """SIGTERM this cluster's worker processes and wait, bounded, until they are gone.
+
+    Ray's own teardown ends an idle worker from C++, past Python's exit hooks; the worker's
+    SIGTERM handler exits through them, so what a worker measured (coverage, under
+    `make test`) is saved. Only children of this cluster's raylets are touched, never another
+    Ray on the machine, and of those only the job's workers (a raylet's agents have no job: ending
+    them ends the node).
+    Returns the pids signalled.
+    """
+    raylets = {info.process.pid for node in cluster.list_all_nodes()
+               for info in node.all_processes.get("raylet", ())}
+    pids = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+    workers = [pid for pid in pids if (stat := _stat(pid)) is not None
+               and stat[1] in raylets and b"\0RAY_JOB_ID=" in b"\0" + _environ(pid)]
+    for pid in workers:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline and any(_running(pid) for pid in workers):
+        time.sleep(0.05)
+    return workers
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """A process's (state, parent pid) from /proc (Linux, as CI is); None once it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # `pid (comm) state ppid …`: comm may hold spaces, so split after its `)`.
+    state, ppid = text.rpartition(")")[2].split()[:2]
+    return state, int(ppid)
+
+
+def _environ(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return b""
+
+
+def _running(pid: int) -> bool:
+    """Alive and not yet a zombie (the raylet, not us, reaps its workers)."""
+    stat = _stat(pid)
+    return stat is not None and stat[0] != "Z"
 
 
 @dataclass

@@ -49,6 +49,7 @@ def main(tmp: Path) -> None:
     killed = time.monotonic()
     # The control store dies; the driver's own node (its raylet) stays up. (Were that raylet
     # to die, Ray itself ends the driver process: the journal is then incomplete.)
+    assert cluster.head_node is not None
     cluster.head_node.kill_gcs_server()
     try:
         out, err = driver.communicate(timeout=120)

@@ -9,9 +9,15 @@ import wave
 from collections.abc import Callable
 from pathlib import Path
 
+from nika.agent.seams import ToolFailure, ToolResult
 from nika.tools.builtins import BuiltinExecutor
 
 ARGS = {"provider": "mock", "text": "hello", "output_dir": "out/speech"}
+
+
+def refusal(result: ToolResult) -> ToolFailure:
+    assert result.error is not None, result
+    return result.error
 
 
 async def test_mock_speech_is_a_real_wav_described_never_carried(
@@ -44,20 +50,20 @@ async def test_the_same_request_lands_the_same_file_once(
 async def test_every_path_is_judged_before_any_io(make, judge, base: Path):
     judge.refuse_prefixes = ("out/",)
     result = await make().call("nika:tts_generate", ARGS)
-    assert result.error.code == "NIKA-SEC-004"
+    assert refusal(result).code == "NIKA-SEC-004"
     assert not (base / "out").exists()
 
 
 async def test_a_provider_this_engine_does_not_serve_is_the_one_capability_code(make):
     for args in ({**ARGS, "provider": "openai"}, {"text": "x", "output_dir": "o",
                                                   "model": "eleven_multilingual_v2"}):
-        refused = (await make().call("nika:tts_generate", args)).error
+        refused = refusal(await make().call("nika:tts_generate", args))
         assert refused.code == "NIKA-IMPL-002" and "mock only" in refused.detail
 
 
 async def test_bad_arguments_are_tts_001(make):
     for args in ({**ARGS, "voice": "../etc"}, {**ARGS, "text": ""},
                  {"text": "x", "output_dir": "o"}):
-        assert (await make().call("nika:tts_generate", args)).error.code == (
+        assert refusal(await make().call("nika:tts_generate", args)).code == (
             "NIKA-BUILTIN-TTS_GENERATE-001"
         )

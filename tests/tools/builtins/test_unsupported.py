@@ -20,6 +20,6 @@ async def test_unsupported_builtins_refuse_clearly(
 
 
 def test_their_definitions_say_so(make: Callable[..., BuiltinExecutor]) -> None:
-    described = {d.name: d.description for d in make().definitions()}
+    described = {str(d.name): d.description for d in make().definitions()}
     for name in UNSERVED:
         assert "NOT supported" in described[name]
