@@ -21,7 +21,10 @@ The layers, bottom to top, and what each may import besides itself:
 imports agent, providers, runtime or tools. The one sanctioned upward edge is the version
 constant: `from nika import __version__` (journal headers, telemetry resource, `--version`).
 Imports under `if TYPE_CHECKING:` and inside functions count like any other: mypy reads
-them, and a deferred import is still a dependency.
+them, and a deferred import is still a dependency. So does `importlib.import_module`: a
+literal name is read where it stands; a computed one (the check ladder's `RUNGS`, the facade's
+lazy `_HOMES`) must name, in `COMPUTED` below, the constant table it loads from, and every
+module in that table is an edge of the caller.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 from typing import Final
+
+import pytest
 
 import nika
 
@@ -59,6 +64,15 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
 }
 
 
+COMPUTED: Final[dict[str, tuple[str, str]]] = {
+    "nika": ("nika", "_HOMES"),  # the facade's lazy re-exports (PEP 562)
+    "nika.check": ("nika.check", "RUNGS"),  # the ladder, one module per rung
+    "nika.agent.compose": ("nika.check", "RUNGS"),  # warms the checker up, rung by rung
+}
+"""Each module that calls `import_module` with a computed name → (module, constant) holding
+the names it may load: a tuple of module names, or a dict keyed by them."""
+
+
 def layer_of(module: str) -> str:
     """The layer of a dotted `nika…` module name; a name outside every layer is an error."""
     parts = module.split(".")
@@ -79,9 +93,62 @@ def module_name(file: Path) -> str:
     return ".".join(parts)
 
 
-def imported(tree: ast.AST, module: str, is_package: bool) -> list[tuple[int, str]]:
-    """Every `nika…` name the tree imports, with its line, relative imports resolved."""
+def source_of(module: str) -> str:
+    """The source text of a `nika…` module."""
+    base = SRC.parent.joinpath(*module.split("."))
+    file = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+    return file.read_text(encoding="utf-8")
+
+
+def table(tree: ast.Module, name: str) -> list[str]:
+    """The strings of the module-level constant `name`: a tuple or list, or a dict's keys."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets = [node.target]
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            assert node.value is not None
+            value = ast.literal_eval(node.value)
+            assert all(isinstance(v, str) for v in value), name
+            return list(value)
+    raise AssertionError(f"no module-level constant {name!r} to read dynamic imports from")
+
+
+def _is_import_module(func: ast.expr) -> bool:
+    if isinstance(func, ast.Attribute):  # importlib.import_module(…)
+        return func.attr == "import_module" and isinstance(func.value, ast.Name) \
+            and func.value.id == "importlib"
+    return isinstance(func, ast.Name) and func.id == "import_module"  # from importlib import …
+
+
+def loaded(tree: ast.Module, module: str) -> list[tuple[int, str]]:
+    """Every name the tree loads through `import_module`, with its line: a literal as it
+    stands, a computed name as every entry of the table `COMPUTED` names for the module."""
     out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _is_import_module(node.func)):
+            continue
+        arg = node.args[0] if node.args else None
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            out.append((node.lineno, arg.value))
+            continue
+        assert module in COMPUTED, (
+            f"{module}:{node.lineno} imports a computed name: add the constant table it loads "
+            "from to COMPUTED, so its edges are checked"
+        )
+        owner, name = COMPUTED[module]
+        names = table(tree if owner == module else ast.parse(source_of(owner)), name)
+        out.extend((node.lineno, target) for target in names)
+    return out
+
+
+def imported(tree: ast.Module, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """Every `nika…` name the tree imports, with its line, relative imports resolved, and
+    every `nika…` module it loads by name (`loaded`)."""
+    out: list[tuple[int, str]] = loaded(tree, module)
     package = module if is_package else module.rpartition(".")[0]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -158,3 +225,44 @@ def test_downward_and_sibling_rules_hold_both_ways() -> None:
     assert violations("from nika.providers import mock\n", "nika.tools.mcp") != []
     assert violations("from nika.telemetry import otel\n", "nika.runtime.runner") != []
     assert violations("from . import loader\n", "nika.syntax", is_package=True) == []
+
+
+def _targets(module: str) -> set[str]:
+    is_package = (SRC.parent.joinpath(*module.split(".")) / "__init__.py").is_file()
+    return {t for _, t in imported(ast.parse(source_of(module)), module, is_package)}
+
+
+def test_modules_loaded_by_name_are_edges_of_their_caller() -> None:
+    from nika.check import RUNGS
+
+    assert len(RUNGS) > 5 and set(RUNGS) <= _targets("nika.check")
+    assert set(RUNGS) <= _targets("nika.agent.compose")
+    assert {"nika.agent", "nika.check", "nika.errors", "nika.providers"} <= _targets("nika")
+
+
+def test_every_computed_import_names_its_table_and_no_table_is_stale() -> None:
+    computed = set()
+    for file in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and _is_import_module(node.func) and not (
+                node.args and isinstance(node.args[0], ast.Constant)
+            ):
+                computed.add(module_name(file))
+    assert computed == set(COMPUTED)
+
+
+def test_an_upward_import_by_name_is_caught() -> None:
+    rungs = (
+        "import importlib\n"
+        'RUNGS = ("nika.check.models", "nika.runtime.runner")\n'
+        "def _rung(name):\n"
+        "    return importlib.import_module(name)\n"
+    )
+    [found] = violations(rungs, "nika.check", is_package=True)
+    assert found == "nika.check:4 imports nika.runtime.runner (check → runtime)"
+    literal = "from importlib import import_module\nimport_module('nika.tools.mcp')\n"
+    [found] = violations(literal, "nika.check.models")
+    assert "check → tools" in found
+    unnamed = "import importlib\ndef load(name):\n    return importlib.import_module(name)\n"
+    with pytest.raises(AssertionError, match="add the constant table"):
+        violations(unnamed, "nika.check.dag")
