@@ -404,7 +404,12 @@ async def test_undecodable_arguments_replay_as_empty_never_as_the_engines_text(
     # Reproduces issue 18: the next request must not carry nika's refusal as if the model had
     # written it as the call's arguments; the refusal is the tool message only.
     listed: list[Mapping[str, Any]] = []
-    tools = InMemoryExecutor([(LIST, lambda args: listed.append(args) or "a.txt")])
+
+    def list_files(args: Mapping[str, Any]) -> str:
+        listed.append(args)
+        return "a.txt"
+
+    tools = InMemoryExecutor([(LIST, list_files)])
     server.script(
         Reply(
             json=chat_completion(

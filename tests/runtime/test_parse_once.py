@@ -44,7 +44,7 @@ def counting() -> Iterator[Counter[tuple[str, str]]]:
         yield seen
     finally:
         sys.setprofile(previous)
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
 
 
 def test_the_counter_sees_a_build(tmp_path: Path) -> None:
