@@ -14,7 +14,6 @@ table has none — unpriced, never zero (spec 07 §the spend-honesty law).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -119,6 +118,8 @@ class TablePin:
 @lru_cache(maxsize=1)
 def table_pin() -> TablePin:
     """The identity of the rate table this engine ships."""
+    import hashlib  # a run's manifest pins the table; `nika check` never does
+
     as_of = max((row.as_of for row in _table().values() if row.as_of), default="unrecorded")
     return TablePin(PRICING_SCHEMA, as_of, hashlib.sha256(_table_bytes()).hexdigest()[:16])
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Final
 
 from nika.check.context import CheckContext, Finding
@@ -82,13 +83,17 @@ _RULES: Final[tuple[tuple[str, str], ...]] = (
     (r"\beval\s+\"?\$\((curl|wget)\b", "evaluating a download"),
 )
 
-_COMPILED: Final = tuple((re.compile(pattern), why) for pattern, why in _RULES)
+
+@cache
+def _compiled() -> tuple[tuple[re.Pattern[str], str], ...]:
+    # Compiled on the first command judged: a workflow without `exec:` never pays for them.
+    return tuple((re.compile(pattern), why) for pattern, why in _RULES)
 
 
 def blocked(line: str) -> str | None:
     """Why `line` is refused, or None when no rule matches."""
     text = " ".join(line.split())
-    for pattern, why in _COMPILED:
+    for pattern, why in _compiled():
         if pattern.search(text):
             return why
     return None

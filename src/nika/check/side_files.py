@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    import threading
 
 _KINDS: Final = (
     (stat.S_ISDIR, "a directory"),
