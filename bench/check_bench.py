@@ -130,17 +130,26 @@ def child_cpu(argv: list[str], repeat: int = 20) -> float:
     return best
 
 
+# What any check pays before nika's own code runs: the stdlib modules the model and the CLI
+# stand on (typing, dataclasses and its inspect, re, pathlib, argparse) and PyYAML, whose
+# package import loads its whole pure-Python stack around the libyaml parser nika uses.
+FLOOR = "import typing, dataclasses, re, pathlib, argparse, yaml"
+
+
 def startup() -> float:
-    """`nika check` on a 4-line file as a fresh process, against `python -c pass`."""
+    """`nika check` on a 4-line file as a fresh process, against `python -c pass`, with the
+    import floor of its libraries beside it."""
     nika = Path(sys.executable).with_name("nika")
     with tempfile.TemporaryDirectory() as tmp:
         flow = Path(tmp) / "tiny.nika.yaml"
         flow.write_text(TINY, encoding="utf-8")
         child_cpu([str(nika), "check", str(flow)], repeat=1)  # writes the bytecode caches
         bare = child_cpu([sys.executable, "-c", "pass"])
+        floor = child_cpu([sys.executable, "-c", FLOOR])
         checked = child_cpu([str(nika), "check", str(flow)])
     print("\nstartup (best-of-20 CPU, fresh processes)")
     print(f"  python -c pass        {bare * 1000:7.1f} ms")
+    print(f"  library import floor  {floor * 1000:7.1f} ms   {floor / bare:.1f}× bare  ({FLOOR})")
     print(f"  nika check tiny.yaml  {checked * 1000:7.1f} ms   {checked / bare:.1f}× bare")
     return checked / bare
 

@@ -102,27 +102,44 @@ def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]
     assert capsys.readouterr().err
 
 
+def test_top_level_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    # `nika check` builds its own subparser alone; the top level still knows them all.
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"    {name} " in out for name in ("check", "run", "trace"))
+    assert main(["trace", "--help"]) == 0
+    assert "verify" in capsys.readouterr().out
+
+
 # Editors and agents call `nika check` per draft: the command must not pay for the run's
-# machinery (providers, MCP, HTTP, telemetry, rich, jsonschema, asyncio …).
+# machinery (providers, MCP, HTTP, telemetry, rich, jsonschema, asyncio, threads, hashing)
+# nor for argparse's terminal sizing through shutil (which drags in bz2 and lzma).
 HEAVY = (
     "anthropic",
     "anyio",
     "asyncio",
     "bm25s",
+    "bz2",
     "difflib",
+    "hashlib",
     "httpx2",
     "jq",
     "jsonschema",
+    "lzma",
     "mcp",
     "numpy",
     "openai",
     "opentelemetry",
     "pydantic",
     "rich",
+    "shutil",
     "socket",
     "ssl",
     "subprocess",
+    "threading",
 )
+# …nor for nika's own run side.
+RUN_SIDE = ("nika.agent", "nika.providers", "nika.runtime", "nika.telemetry", "nika.tools")
 
 
 def test_check_imports_only_what_it_needs(tmp_path: Path) -> None:
@@ -151,3 +168,4 @@ def test_check_imports_only_what_it_needs(tmp_path: Path) -> None:
     loaded = {m.split(".")[0] for m in modules}
     assert "yaml" in loaded and "nika" in loaded  # the probe really ran a check
     assert sorted(loaded & set(HEAVY)) == []
+    assert [m for m in modules if m.startswith(RUN_SIDE)] == []

@@ -9,9 +9,10 @@ itself from one `_add_<name>` function listed in `_SUBCOMMANDS`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from nika import __version__
 
@@ -26,8 +27,34 @@ EXIT_USAGE = 2
 Handler = Callable[[argparse.Namespace], int]
 
 
+def _terminal_columns() -> int:
+    """`shutil.get_terminal_size`'s width: COLUMNS, else stdout's terminal, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0 and sys.__stdout__ is not None:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):  # not a terminal, or a closed stream
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, sized without `shutil`: argparse builds one per argument
+    just to validate its metavar, and `shutil` (with bz2, lzma) is no part of a check."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_terminal_columns() - 2)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error returns through `main` instead of calling `sys.exit`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -318,29 +345,34 @@ def _run_receipt(args: argparse.Namespace) -> int:
                            out=sys.stdout, err=sys.stderr)
 
 
-_SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction[_Parser]], None], ...] = (
-    _add_check,
-    _add_run,
-    _add_trace,
-)
+_SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] = {
+    "check": _add_check,
+    "run": _add_run,
+    "trace": _add_trace,
+}
 
 
-def build_parser() -> _Parser:
-    """The argument parser with every registered subcommand."""
+def build_parser(command: str | None = None) -> _Parser:
+    """The argument parser: with `command`'s subparser alone when it names one, else with
+    every registered subcommand (the top-level help and usage errors list them all)."""
     parser = _Parser(prog="nika", description="Nika v1 workflow engine")
     parser.add_argument("--version", action="version", version=f"nika {__version__}")
     # An explicit `prog` spares argparse a help formatter (and its `shutil` import) per run.
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", parser_class=_Parser, prog="nika"
     )
-    for add in _SUBCOMMANDS:
+    only = _SUBCOMMANDS.get(command or "")
+    for add in (only,) if only is not None else _SUBCOMMANDS.values():
         add(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code."""
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    # Editors run `nika check` per keystroke: the other commands' parsers are not built for it.
+    parser = build_parser(argv[0] if argv else None)
     try:
         args = parser.parse_args(argv)
     except _UsageError as exc:
