@@ -357,7 +357,7 @@ def build_parser(command: str | None = None) -> _Parser:
     every registered subcommand (the top-level help and usage errors list them all)."""
     parser = _Parser(prog="nika", description="Nika v1 workflow engine")
     parser.add_argument("--version", action="version", version=f"nika {__version__}")
-    # An explicit `prog` spares argparse a help formatter (and its `shutil` import) per run.
+    # An explicit `prog` spares argparse formatting a usage line per run.
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", parser_class=_Parser, prog="nika"
     )
