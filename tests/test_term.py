@@ -9,14 +9,15 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rich.console import Console
 
 from nika._term import json_printable, printable
 from nika.cli import main
+from nika.errors import NikaError
 from nika.runtime.bus import RunEvent
+from nika.runtime.frames import TaskEnded, WorkflowEnded, WorkflowStarted
 from nika.runtime.progress import ProgressSink
 
 # Every character class the renderers must neutralise: C0, DEL, C1, bidi, line separators.
@@ -96,14 +97,14 @@ def test_infer_permits_comments_are_escaped(
 def test_run_progress_escapes_task_errors() -> None:
     buffer = io.StringIO()
     sink = ProgressSink(Console(file=buffer, width=400, highlight=False))
-    error = {"code": "NIKA-BUILTIN-ASSERT-001", "detail": "\x1b[2K\rok\u202e"}
-    events: list[tuple[str, str | None, dict[str, Any]]] = [
-        ("workflow_started", None, {"workflow": "w\x1b]0;x\x07"}),
-        ("task_failed", "a\x1b[1m", {"duration_ms": 1, "error": error}),
-        ("workflow_failed", None, {"state": "failure\r"}),
-    ]
-    for seq, (kind, task, fields) in enumerate(events):
-        sink.emit(RunEvent(seq=seq, kind=kind, task=task, fields=fields, timestamp=0))
+    error = NikaError("NIKA-BUILTIN-ASSERT-001", "\x1b[2K\rok\u202e")
+    for seq, frame in enumerate([
+        WorkflowStarted(workflow="w\x1b]0;x\x07", tasks=1, inputs="{}"),
+        TaskEnded(task="a\x1b[1m", status="failure", duration_ms=1, attempts=1, error=error,
+                  outcome="{}"),
+        WorkflowEnded(workflow="w\x1b]0;x\x07", state="failure"),
+    ]):
+        sink.emit(RunEvent(seq=seq, frame=frame, timestamp=0))
     out = buffer.getvalue()
     _clean(out)
     assert "\\x1b[2K\\x0dok\\u202e" in out

@@ -15,6 +15,7 @@ from nika.errors import NikaError
 from nika.masking import Masker
 from nika.providers.mock import MockProvider
 from nika.runtime.bus import EventBus, RunEvent
+from nika.runtime.frames import wire
 from nika.runtime.permits import PermitGate
 from nika.runtime.runner import Runner, RunResult
 from nika.runtime.services import ProviderPool, RunServices
@@ -51,6 +52,11 @@ class Recorder:
 
     def kinds(self, task: str | None = None) -> list[str]:
         return [e.kind for e in self.events if task is None or e.task == task]
+
+
+def wire_fields(event: RunEvent) -> dict[str, Any]:
+    """An event's fields as the journal and `--json` write them (the one serializer)."""
+    return dict(wire(event.frame))
 
 
 class FixedClock:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
+from nika.runtime.journal import GENESIS_CHAIN, encode, line_hash
 from nika.runtime.launch import RunOptions, Streams, run_command
 
 MIXED: Final = """\
@@ -45,3 +47,19 @@ def run_journal(tmp: Path, text: str = MIXED) -> Path:
                 environ={})
     [journal] = traces.glob("*.ndjson")
     return journal
+
+
+def chained_journal(path: Path, frames: Sequence[tuple[str, Mapping[str, Any]]]) -> Path:
+    """A journal of hand-written frames, chained as a real one: a reader's input, so any
+    fields — missing, ill-typed or hostile ones included — which the typed bus never writes."""
+    chain, lines = GENESIS_CHAIN, []
+    for n, (kind, fields) in enumerate(frames, 1):
+        line = encode({
+            "chain": chain, "id": {"uuid": f"00000000-0000-7000-8000-{n:012x}"},
+            "timestamp": 1_700_000_000_000_000_000 + n * 1_000_000, "kind": kind,
+            "fields": [{"key": k, "value": v} for k, v in fields.items()], "run": "r",
+            "correlation": None})
+        lines.append(line)
+        chain = line_hash(line)
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    return path

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.runtime._harness import FixedClock, Recorder, run
+from tests.runtime._harness import FixedClock, Recorder, run, wire_fields
 
 from nika.agent.observe import (
     BudgetCheckpoint,
@@ -24,7 +24,17 @@ from nika.agent.observe import (
 from nika.errors import NikaError
 from nika.masking import MASK, Masker
 from nika.runtime.bus import EventBus, RunEvent
-from nika.runtime.events import EXCERPT_CHARS, AgentFrames, UnitAttempt, excerpt
+from nika.runtime.events import AgentFrames
+from nika.runtime.frames import (
+    EXCERPT_CHARS,
+    AgentSummary,
+    TaskEnded,
+    TaskNotes,
+    TaskStarted,
+    UnitAttempt,
+    WorkflowStarted,
+    excerpt,
+)
 from nika.runtime.report import EventLog, build_report, to_json
 from nika.runtime.secrets import resolve_secrets
 from nika.runtime.stream import NdjsonSink
@@ -42,21 +52,20 @@ class Broken:
 def test_bus_orders_masks_and_survives_a_failing_sink() -> None:
     recorder = Recorder()
     bus = EventBus(sinks=[Broken(), recorder], clock=FixedClock(), mask=Masker(["hunter2"]))
-    bus.emit("task_started", "a", note="pw=hunter2")
-    bus.emit("task_completed", "a")
+    bus.emit(TaskStarted(task="a", note="pw=hunter2"))
+    bus.emit(TaskEnded(task="a", status="success", duration_ms=1, attempts=1, outcome="{}"))
     bus.close()
     assert [e.seq for e in recorder.events] == [1, 2]
-    assert recorder.events[0].fields["note"] == f"pw={MASK}"
+    started = recorder.events[0].frame
+    assert isinstance(started, TaskStarted) and started.note == f"pw={MASK}"
     assert [f.stage for f in bus.failures] == ["emit", "emit", "close"]
-    with pytest.raises(ValueError):
-        bus.emit("made_up_kind")
 
 
 def test_ndjson_sink_writes_one_canonical_line_per_event() -> None:
     out = io.StringIO()
     bus = EventBus(sinks=[NdjsonSink(out)], clock=FixedClock())
-    bus.emit("workflow_started", workflow="w")
-    bus.emit("task_skipped", "t", status="skipped")
+    bus.emit(WorkflowStarted(workflow="w", tasks=1, inputs="{}"))
+    bus.emit(TaskEnded(task="t", status="skipped", duration_ms=0, attempts=0, outcome="{}"))
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [line["kind"] for line in lines] == ["workflow_started", "task_skipped"]
     assert lines[1]["task"] == "t" and "task" not in lines[0]
@@ -64,7 +73,7 @@ def test_ndjson_sink_writes_one_canonical_line_per_event() -> None:
 
 def test_agent_frames_map_every_event_without_loss() -> None:
     recorder = Recorder()
-    notes: dict[str, object] = {}
+    notes = TaskNotes()
     frames = AgentFrames(EventBus(sinks=[recorder], clock=FixedClock()), UnitAttempt("t"), notes)
     events = [
         RunStarted(seq=1, turn=0, task="t", model="m", universe=2),
@@ -89,25 +98,24 @@ def test_agent_frames_map_every_event_without_loss() -> None:
         "verb_invoked", "verb_invoked", "agent_tools_selected", "cost_incurred", "tool_invoked",
         "agent_nudge", "agent_stalled", "agent_compose_checked", "agent_budget_checkpoint",
     ]
-    nudge = recorder.events[5].fields
+    nudge = wire_fields(recorder.events[5])
     assert (nudge["reason"], nudge["period"], nudge["repeats"], nudge["turn"]) == \
         ("cycle", 1, 3, 2)
-    assert recorder.events[2].fields["offered"] == ["nika:a"]
-    assert recorder.events[2].fields["reason"] == "fail_open"  # a fail-open shows in the trace
-    assert notes == {"agent_outcome": "failure", "turns": 3, "tokens": 7,
-                     "agent_error_code": "NIKA-AGENT-006"}
+    assert wire_fields(recorder.events[2])["offered"] == ["nika:a"]
+    assert wire_fields(recorder.events[2])["reason"] == "fail_open"  # a fail-open shows
+    assert notes.agent == AgentSummary("failure", 3, 7, "NIKA-AGENT-006")
 
 
 def test_a_tool_frame_keeps_a_masked_excerpt_of_arguments_and_result() -> None:
     recorder = Recorder()
     bus = EventBus(sinks=[recorder], clock=FixedClock(), mask=Masker(["hunter2"]))
-    frames = AgentFrames(bus, UnitAttempt("t"), {})
+    frames = AgentFrames(bus, UnitAttempt("t"), TaskNotes())
     # The secret straddles the cut: masking first means no prefix of it survives.
     long = "x" * (EXCERPT_CHARS - 4) + "hunter2" + "y" * 5000
     frames.on_event(ToolCompleted(seq=1, turn=1, call_id="c", name="nika:a", source="builtin",
                                   is_error=False, duration_ms=1.0, result_bytes=len(long),
                                   arguments={"q": "hunter2", "n": 1}, result=long))
-    fields = recorder.events[0].fields
+    fields = wire_fields(recorder.events[0])
     assert fields["arguments"] == f'{{"n":1,"q":"{MASK}"}}'
     result = fields["result"]
     assert len(result) == EXCERPT_CHARS and result.endswith("…")

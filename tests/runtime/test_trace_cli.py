@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.runtime._harness import RESEARCH_AGENT, FixedClock
+from tests.runtime._harness import RESEARCH_AGENT
+from tests.runtime._journals import chained_journal
 
 from nika.cli import main
 from nika.masking import MASK
-from nika.runtime.bus import EventBus
-from nika.runtime.journal import JournalSink, line_hash
+from nika.runtime.journal import line_hash
 
 AGENT_FLOW = "nika: show-demo\n" + RESEARCH_AGENT
 
@@ -69,13 +69,12 @@ def test_show_renders_the_agent_turns(journal: Path, capsys: pytest.CaptureFixtu
 
 def test_show_escapes_control_sequences_and_marks_what_is_unrecorded(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    sink = JournalSink(tmp_path)
-    bus = EventBus(sinks=[sink], clock=FixedClock())
-    bus.emit("workflow_started", workflow="evil\x1b]0;pwned\x07")
-    bus.emit("agent_stalled", "t\x1b[2J", agent_event="stalled", turn=2, period=1)
-    bus.close()
-    assert sink.path is not None
-    assert main(["trace", "show", str(sink.path)]) == 0  # incomplete: the chain still walks
+    path = chained_journal(tmp_path / "j.ndjson", [
+        ("workflow_started", {"workflow": "evil\x1b]0;pwned\x07"}),
+        ("agent_stalled", {"task": "t\x1b[2J", "agent_event": "stalled", "turn": 2,
+                           "period": 1}),
+    ])
+    assert main(["trace", "show", str(path)]) == 0  # incomplete: the chain still walks
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\x1b" in out
     assert "stalled period 1 · ×unrecorded" in out
@@ -84,29 +83,29 @@ def test_show_escapes_control_sequences_and_marks_what_is_unrecorded(
 
 def test_show_reports_a_tool_error_and_a_nudge(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    sink = JournalSink(tmp_path)
-    bus = EventBus(sinks=[sink], clock=FixedClock())
-    bus.emit("workflow_started", workflow="w", tasks=1)
-    bus.emit("tool_invoked", "a", agent_event="tool_completed", turn=1, call_id="c1",
-             name="nika:fetch", source="builtin", is_error=True, duration_ms=2.5,
-             result_bytes=9, error_code="NIKA-FETCH-001")
-    bus.emit("agent_nudge", "a", agent_event="nudged", turn=2, reason="cycle", period=1,
-             repeats=3)
-    bus.emit("agent_compose_checked", "a", agent_event="compose_checked", turn=2, valid=False,
-             error_codes=["NIKA-PARSE-019"], draft_bytes=120, escapes=0)
-    bus.emit("task_failed", "a", duration_ms=40, turns=2, tokens=30,
-             error={"code": "NIKA-AGENT-006", "detail": "stalled"})
-    bus.emit("workflow_failed", state="failure")
-    bus.close()
-    assert sink.path is not None
-    assert main(["trace", "show", str(sink.path)]) == 0
+    path = chained_journal(tmp_path / "j.ndjson", [
+        ("workflow_started", {"workflow": "w", "tasks": 1}),
+        ("tool_invoked", {"task": "a", "agent_event": "tool_completed", "turn": 1,
+                          "call_id": "c1", "name": "nika:fetch", "source": "builtin",
+                          "is_error": True, "duration_ms": 2.5, "result_bytes": 9,
+                          "error_code": "NIKA-FETCH-001"}),
+        ("agent_nudge", {"task": "a", "agent_event": "nudged", "turn": 2, "reason": "cycle",
+                         "period": 1, "repeats": 3}),
+        ("agent_compose_checked", {"task": "a", "agent_event": "compose_checked", "turn": 2,
+                                   "valid": False, "error_codes": ["NIKA-PARSE-019"],
+                                   "draft_bytes": 120, "escapes": 0}),
+        ("task_failed", {"task": "a", "duration_ms": 40, "turns": 2, "tokens": 30,
+                         "error": {"code": "NIKA-AGENT-006", "detail": "stalled"}}),
+        ("workflow_failed", {"state": "failure"}),
+    ])
+    assert main(["trace", "show", str(path)]) == 0
     out = capsys.readouterr().out
     for text in ("tool nika:fetch c1 · 2.5 ms · error NIKA-FETCH-001",
                  "nudge cycle · period 1 · ×3",
                  "compose invalid NIKA-PARSE-019 · 120 B draft", "■ failure · 40.0 ms · 2 turns",
                  "NIKA-AGENT-006", "■ workflow failure"):
         assert text in out, text
-    assert json.loads(sink.path.read_bytes().split(b"\n")[0])["kind"] == "workflow_started"
+    assert json.loads(path.read_bytes().split(b"\n")[0])["kind"] == "workflow_started"
 
 
 FAN_OUT_AGENT = """\
@@ -157,18 +156,17 @@ def test_show_renders_each_fan_out_agent_run_apart(
 
 def test_show_orders_interleaved_runs_by_iteration_then_attempt(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    sink = JournalSink(tmp_path)
-    bus = EventBus(sinks=[sink], clock=FixedClock())
-    bus.emit("workflow_started", workflow="w", tasks=1)
-    for iteration, attempt, model in ((1, 2, "m-1b"), (0, 1, "m-0"), (1, 1, "m-1a")):
-        bus.emit("cost_incurred", "a", agent_event="model_called", turn=1, model=model,
-                 iteration=iteration, attempt=attempt)
-    bus.emit("task_retrying", "a", attempt=1, code="NIKA-PROVIDER-003", iteration=1)
-    bus.emit("task_completed", "a", duration_ms=9)
-    bus.emit("workflow_completed", state="success")
-    bus.close()
-    assert sink.path is not None
-    assert main(["trace", "show", str(sink.path)]) == 0
+    path = chained_journal(tmp_path / "j.ndjson", [
+        ("workflow_started", {"workflow": "w", "tasks": 1}),
+        *[("cost_incurred", {"task": "a", "agent_event": "model_called", "turn": 1,
+                             "model": model, "iteration": iteration, "attempt": attempt})
+          for iteration, attempt, model in ((1, 2, "m-1b"), (0, 1, "m-0"), (1, 1, "m-1a"))],
+        ("task_retrying", {"task": "a", "attempt": 1, "code": "NIKA-PROVIDER-003",
+                           "iteration": 1}),
+        ("task_completed", {"task": "a", "duration_ms": 9}),
+        ("workflow_completed", {"state": "success"}),
+    ])
+    assert main(["trace", "show", str(path)]) == 0
     out = capsys.readouterr().out
     order = [out.index(text) for text in ("run item 0 · attempt 1", "model m-0",
                                           "run item 1 · attempt 1", "model m-1a",

@@ -9,12 +9,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from tests.runtime._harness import FixedClock
-from tests.runtime._journals import run_journal
+from tests.runtime._journals import chained_journal, run_journal
 
 from nika.cli import main
-from nika.runtime.bus import EventBus
-from nika.runtime.journal import JournalSink
 from nika.runtime.trace import read_frames, verify
 from nika.runtime.trace_html import FOLD_AT, render_html
 
@@ -96,21 +93,20 @@ def test_verdict_tasks_and_turns_are_laid_out(journal: Path) -> None:
 
 
 def _hostile_journal(tmp_path: Path) -> Path:
-    sink = JournalSink(tmp_path)
-    bus = EventBus(sinks=[sink], clock=FixedClock())
     evil = "<script>alert(1)</script>\x1b[2J\u202eevil"
-    bus.emit("workflow_started", workflow=evil, tasks=1)
-    bus.emit("task_started", "t", note=evil)
-    bus.emit("verb_invoked", "t", agent_event="run_started", model=evil, universe=1, attempt=1,
-             verb="agent")
-    bus.emit("tool_invoked", "t", agent_event="tool_completed", turn=1, attempt=1, name=evil,
-             call_id="c1", is_error=False, result_bytes=5000,
-             arguments='{"q":"</pre><img src=x onerror=alert(1)>"}', result="r" * 5000)
-    bus.emit("task_completed", "t", status="success", duration_ms=1)
-    bus.emit("workflow_completed", state="success")
-    bus.close()
-    assert sink.path is not None
-    return sink.path
+    return chained_journal(tmp_path / "j.ndjson", [
+        ("workflow_started", {"workflow": evil, "tasks": 1}),
+        ("task_started", {"task": "t", "note": evil}),
+        ("verb_invoked", {"task": "t", "agent_event": "run_started", "model": evil,
+                          "universe": 1, "attempt": 1, "verb": "agent"}),
+        ("tool_invoked", {"task": "t", "agent_event": "tool_completed", "turn": 1,
+                          "attempt": 1, "name": evil, "call_id": "c1", "is_error": False,
+                          "result_bytes": 5000,
+                          "arguments": '{"q":"</pre><img src=x onerror=alert(1)>"}',
+                          "result": "r" * 5000}),
+        ("task_completed", {"task": "t", "status": "success", "duration_ms": 1}),
+        ("workflow_completed", {"state": "success"}),
+    ])
 
 
 def test_journal_text_is_escaped_visibly_and_long_values_fold(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from tests.runtime._harness import run, tools
 from nika.agent.fakes import ScriptedProvider, answer, call, calling, definition
 from nika.agent.seams import ModelRequest, ModelResponse, Usage
 from nika.check.blocklist import blocked, inline_script
+from nika.runtime.frames import PermitChecked, TaskEnded
 from nika.runtime.verbs.childenv import compose_env
 
 EXEC_ANY = "permits: { exec: true, env: [CANARY] }\n"
@@ -148,8 +149,8 @@ def test_exec_outside_program_allowlist_is_sec_004() -> None:
     assert result.records["t"].status == "success"
     assert result.records["s"].error is not None
     assert result.records["s"].error.code == "NIKA-SEC-004"
-    decisions = [(e.fields["plane"], e.fields["gate"], e.fields["decision"])
-                 for e in rec.events if e.kind == "permit_checked"]
+    decisions = [(e.frame.plane, e.frame.gate, e.frame.decision)
+                 for e in rec.events if isinstance(e.frame, PermitChecked)]
     # the program gate, granted and refused alike, and the granted env composition (NEP-0005)
     assert sorted(decisions) == [("env", "", "allow"), ("exec", "<shell>", "deny"),
                                  ("exec", "echo", "allow")]
@@ -201,8 +202,10 @@ def test_agent_runs_the_loop_and_maps_its_events() -> None:
     kinds = rec.kinds("t")
     assert "tool_invoked" in kinds and "agent_tools_selected" in kinds
     assert "agent_budget_checkpoint" in kinds
-    done = next(e for e in rec.events if e.kind == "task_completed" and e.task == "t")
-    assert done.fields["turns"] == 2 and done.fields["agent_outcome"] == "success"
+    [done] = [e.frame for e in rec.events
+              if isinstance(e.frame, TaskEnded) and e.frame.task == "t"]
+    assert done.agent is not None
+    assert (done.agent.turns, done.agent.agent_outcome) == (2, "success")
 
 
 def test_agent_budget_exhaustion_is_agent_001() -> None:

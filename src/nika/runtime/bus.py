@@ -1,37 +1,21 @@
-"""The run's event bus: every observable fact of a run is one `RunEvent`, fanned out to sinks.
+"""The run's event bus: every observable fact of a run is one typed `Frame`
+(`nika.runtime.frames`), stamped into a `RunEvent` and fanned out to sinks.
 
 Kinds follow the 17-trace vocabulary (`workflow_started`, `task_started`, `task_completed`,
 `tool_invoked`, `agent_nudge`, …). The bus owns the two things every sink must agree on: the
-sequence number and the masking of secrets — a sink never sees an unmasked value. A sink that
-raises is recorded (`EventBus.failures`) and skipped; it never changes the run's verdict
-(17 §the journal: the infallible rider).
+sequence number and the masking of secrets — the mask applies to the typed frame's value
+fields before any sink sees it. A sink that raises is recorded (`EventBus.failures`) and
+skipped; it never changes the run's verdict (17 §the journal: the infallible rider).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from nika.masking import Masker
-
-KINDS: Final = frozenset(
-    {
-        "workflow_started", "workflow_completed", "workflow_failed", "workflow_cancelled",
-        "workflow_paused", "task_scheduled", "task_started", "task_completed", "task_failed",
-        "task_skipped", "task_retrying", "task_recovered", "task_cancelled", "task_cache_hit",
-        "verb_invoked", "tool_invoked", "checkpoint_written", "cost_incurred", "infer_chunk",
-        "permit_checked", "lift", "run_sealed", "agent_tools_selected", "agent_nudge",
-        "agent_stalled", "agent_compose_checked", "agent_budget_checkpoint",
-    }
-)
-"""The closed kind vocabulary of `trace_format: 2` (spec 17 §the kind vocabulary)."""
-
-TERMINAL_WORKFLOW_KINDS: Final = frozenset(
-    {"workflow_completed", "workflow_failed", "workflow_cancelled"}
-)
+from nika.runtime.frames import Frame, mask_frame, wire
 
 
 class Clock(Protocol):
@@ -54,21 +38,29 @@ class SystemClock:
 
 @dataclass(frozen=True, slots=True)
 class RunEvent:
-    """One frame of the run: `seq` orders it, `task` is None for workflow-level frames."""
+    """One stamped frame of the run: `seq` orders it, `frame` is the (masked) fact."""
 
     seq: int
-    kind: str
-    task: str | None
-    fields: Mapping[str, Any]
+    frame: Frame
     timestamp: int
 
+    @property
+    def kind(self) -> str:
+        return self.frame.kind
+
+    @property
+    def task(self) -> str | None:
+        """None for workflow-level frames."""
+        return self.frame.task
+
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape streamed by `--json` (fields flattened beside the frame keys)."""
+        """The JSON shape streamed by `--json` (the frame's pairs under `fields`)."""
         out: dict[str, Any] = {"seq": self.seq, "kind": self.kind, "timestamp": self.timestamp}
         if self.task is not None:
             out["task"] = self.task
-        if self.fields:
-            out["fields"] = dict(self.fields)
+        pairs = wire(self.frame)
+        if pairs:
+            out["fields"] = dict(pairs)
         return out
 
 
@@ -92,7 +84,7 @@ class SinkFailure:
 
 @dataclass(slots=True)
 class EventBus:
-    """Assigns `seq` and `timestamp`, masks `fields`, and delivers to every sink in order."""
+    """Assigns `seq` and `timestamp`, masks the frame, and delivers to every sink in order."""
 
     sinks: list[EventSink] = field(default_factory=list)
     clock: Clock = field(default_factory=SystemClock)
@@ -105,13 +97,10 @@ class EventBus:
         """Add a sink; it receives events emitted from now on."""
         self.sinks.append(sink)
 
-    def emit(self, kind: str, task: str | None = None, **fields: Any) -> RunEvent:
-        """Build, mask and deliver one event; returns it (as the sinks saw it)."""
-        if kind not in KINDS:
-            raise ValueError(f"event kind {kind!r} is outside the 17-trace vocabulary")
+    def emit(self, frame: Frame) -> RunEvent:
+        """Stamp, mask and deliver one frame; returns the event (as the sinks saw it)."""
         self._seq += 1
-        masked = self.mask(fields) if fields else fields
-        event = RunEvent(self._seq, kind, task, MappingProxyType(masked), self.clock.now_ns())
+        event = RunEvent(self._seq, mask_frame(frame, self.mask), self.clock.now_ns())
         for sink in self.sinks:
             try:
                 sink.emit(event)
@@ -132,5 +121,5 @@ class EventBus:
 
     def _fail(self, sink: EventSink, stage: str, exc: Exception) -> None:
         if len(self.failures) < 100:  # a sink failing on every event must not grow memory
-            why = str(self.mask(f"{type(exc).__name__}: {exc}"))
+            why = self.mask.text(f"{type(exc).__name__}: {exc}")
             self.failures.append(SinkFailure(type(sink).__name__, stage, why))

@@ -26,11 +26,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from nika.errors import NikaError
-from nika.runtime.events import UnitAttempt
+from nika.runtime.frames import (
+    CheckpointWritten,
+    TaskCacheHit,
+    TaskNotes,
+    TaskRetrying,
+    UnitAttempt,
+)
 from nika.runtime.liveness import Liveness
 from nika.runtime.pause import PauseRequested
 from nika.runtime.placement import LOCAL, Placement
-from nika.runtime.replay import Replay, replay_fields
+from nika.runtime.replay import Replay, replayed
 from nika.runtime.retry import backoff_seconds, should_retry
 from nika.runtime.services import RunServices
 from nika.runtime.values import error_record
@@ -107,7 +113,7 @@ class Pipeline:
         self._child = child
         self._replay = replay
 
-    async def run(self, task: Task, notes: dict[str, Any]) -> Settlement:
+    async def run(self, task: Task, notes: TaskNotes) -> Settlement:
         """The whole pipeline for one admitted task."""
         loop_bound = {k for k, v in task.with_.items() if task.for_each and _loop_reads(v)}
         try:
@@ -120,8 +126,8 @@ class Pipeline:
             items = self._items(task, env) if task.for_each is not None else None
         except NikaError as exc:
             return Settlement("failure", error=exc)
-        producer = notes.get("unwinds")
-        if isinstance(producer, str):
+        producer = notes.unwinds
+        if producer is not None:
             # An unwind body may read the producer it cleans up after, and nothing else
             # (04 §the reference boundary); its `when:` may not (NIKA-VAR-021 at check).
             env = {**env, "tasks": {producer: self._views[producer]}}
@@ -166,7 +172,7 @@ class Pipeline:
 
     async def _fan_out(
         self, task: Task, items: Sequence[Any], env: Mapping[str, Any], loop_bound: set[str],
-        per_item_when: bool, notes: dict[str, Any],
+        per_item_when: bool, notes: TaskNotes,
     ) -> Settlement:
         assert task.for_each is not None
         spec = task.for_each
@@ -215,7 +221,7 @@ class Pipeline:
 
     async def _iteration(
         self, task: Task, item: Any, index: int, env: Mapping[str, Any], loop_bound: set[str],
-        per_item_when: bool, notes: dict[str, Any],
+        per_item_when: bool, notes: TaskNotes,
     ) -> Settlement:
         local = {**env, "item": item, "index": index}
         try:
@@ -228,21 +234,23 @@ class Pipeline:
         except NikaError as exc:
             return Settlement("failure", error=exc)
         def_hash = self._replay.definition(task)
-        task_hash = notes.get("input_hash")
-        if not isinstance(task_hash, str):  # a cleanup unit: identified here, once
-            task_hash = notes["input_hash"] = self._replay.inputs(task, self._boundary)
+        task_hash = notes.input_hash
+        if task_hash is None:  # a cleanup unit: identified here, once
+            task_hash = notes.input_hash = self._replay.inputs(task, self._boundary)
         input_hash = self._replay.iteration(task_hash, index, item)
         bus = self._services.bus
         hit = self._replay.lookup_iteration(task.id, index, def_hash, input_hash)
         if hit is not None:
-            bus.emit("task_cache_hit", task.id, iteration=index, def_hash=def_hash,
-                     input_hash=input_hash, **hit.reference)
+            bus.emit(TaskCacheHit(task=task.id, iteration=index, def_hash=def_hash,
+                                  input_hash=input_hash, matched_line=hit.line,
+                                  matched_uuid=hit.uuid))
             return Settlement("success", hit.output, None, 0, hit.bindings)
         outcome = await self._unit(task, local, notes, index)
         if outcome.status == "success":
-            bus.emit("checkpoint_written", task.id, iteration=index, def_hash=def_hash,
-                     input_hash=input_hash, attempts=outcome.attempts,
-                     **replay_fields(outcome.output, outcome.bindings, self._services.mask))
+            bus.emit(CheckpointWritten(
+                task=task.id, iteration=index, def_hash=def_hash, input_hash=input_hash,
+                attempts=outcome.attempts,
+                replay=replayed(outcome.output, outcome.bindings, self._services.mask)))
         return outcome
 
     @staticmethod
@@ -276,7 +284,7 @@ class Pipeline:
     # -- the verb stage -----------------------------------------------------------------
 
     async def _unit(
-        self, task: Task, env: Mapping[str, Any], notes: dict[str, Any], index: int | None
+        self, task: Task, env: Mapping[str, Any], notes: TaskNotes, index: int | None
     ) -> Settlement:
         timeout = task.timeout.seconds if task.timeout is not None else None
         attempts = 0
@@ -302,9 +310,9 @@ class Pipeline:
                         break
                     assert task.retry is not None
                     delay = backoff_seconds(task.retry, attempts, self._rng)
-                    self._services.bus.emit("task_retrying", task.id, attempt=attempts,
-                                            code=error.code, delay_ms=round(delay * 1000),
-                                            iteration=index)
+                    self._services.bus.emit(TaskRetrying(
+                        task=task.id, attempt=attempts, code=error.code,
+                        delay_ms=round(delay * 1000), iteration=index))
                     await self._sleep(delay)
         except TimeoutError:
             limit = task.timeout.text if task.timeout else None

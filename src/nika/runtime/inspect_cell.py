@@ -9,19 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, Final
+from typing import Any
 
 from nika.check.graph import derive
 from nika.prices import call_cost
 from nika.runtime.bus import RunEvent
+from nika.runtime.frames import TaskEnded, TaskStarted, model_call
 from nika.syntax.model import Workflow
-
-_SETTLED: Final = {
-    "task_completed": "success",
-    "task_failed": "failure",
-    "task_skipped": "skipped",
-    "task_cancelled": "cancelled",
-}
 
 
 class LiveInspect:
@@ -44,23 +38,21 @@ class LiveInspect:
         self._unpriced: list[str] = []
 
     def emit(self, event: RunEvent) -> None:
-        task, fields = event.task, event.fields
+        frame, task = event.frame, event.task
         if task is None:
             return
-        if event.kind == "task_started":
+        if isinstance(frame, TaskStarted):
             self._running.add(task)
-        elif event.kind in _SETTLED:
+        elif isinstance(frame, TaskEnded):
             self._running.discard(task)
-            record: dict[str, Any] = {"id": task, "status": _SETTLED[event.kind]}
-            if "duration_ms" in fields:
-                record["duration_ms"] = fields["duration_ms"]
-            error = fields.get("error")
-            if isinstance(error, Mapping):
-                record["error_code"] = error.get("code")
+            record: dict[str, Any] = {"id": task, "status": frame.status,
+                                      "duration_ms": frame.duration_ms}
+            if frame.error is not None:
+                record["error_code"] = frame.error.code
             self._records[task] = record
-        elif event.kind == "cost_incurred":
-            model = str(fields.get("model"))
-            cost = call_cost(model, fields.get("input_tokens"), fields.get("output_tokens"))
+        elif (call := model_call(frame)) is not None:
+            model = call[0]
+            cost = call_cost(*call)
             if isinstance(cost, str):
                 self._unpriced.append(f"{task}: {cost}")
                 return

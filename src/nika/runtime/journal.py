@@ -22,8 +22,10 @@ syncs once more, synchronously. After a power cut every task settled before the 
 completed sync is on disk, and what follows is at worst a torn last line, which the verify
 walk reads as a torn tail, never as forgery.
 
-Values arrive already masked by the bus; the boot manifest (`manifest()`) is merged into the
-`workflow_started` prologue and masked here, because it never crosses the bus.
+Each line's fields are the frame's task, then the frame's pairs (`frames.wire`, the one
+serializer). Values arrive already masked by the bus; the boot manifest (`manifest()`) is
+merged into the `workflow_started` prologue ahead of its pairs and masked here, because it
+never crosses the bus.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from nika.canonical import canonical_bytes, canonical_json, plain
 from nika.prices import table_pin
 from nika.runtime._sync import BackgroundSync
 from nika.runtime.bus import RunEvent
+from nika.runtime.frames import wire
 from nika.syntax.model import Workflow
 
 GENESIS: Final = b"nika-trace-v1"
@@ -265,7 +268,7 @@ class JournalSink:
             fields["task"] = event.task
         if event.kind == "workflow_started":  # the manifest first, in the spec's order
             fields.update(self._mask(self._manifest))
-        fields.update(event.fields)
+        fields.update(wire(event.frame))
         return {
             "chain": self._chain,
             "id": {"uuid": self._ids.stamp(event.timestamp)},

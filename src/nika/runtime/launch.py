@@ -45,7 +45,7 @@ from nika.providers import resolve_provider
 from nika.runtime import preflight
 from nika.runtime.bus import EventBus, EventSink
 from nika.runtime.children import ChildGuard
-from nika.runtime.events import UnitAttempt
+from nika.runtime.frames import UnitAttempt, WorkflowEnded
 from nika.runtime.journal import TRACE_DIR, JournalSink, manifest
 from nika.runtime.nested import ChildFrames
 from nika.runtime.pause import EXIT_PAUSED
@@ -229,8 +229,8 @@ def _force_exit(bus: EventBus, stop: Stop, workflow: Workflow) -> None:
     """The second signal: no more waiting. The journal gets its terminal frame unless the
     runner already wrote one; the watchdog takes the children down once we are gone."""
     if not stop.settled:
-        bus.emit("workflow_cancelled", workflow=workflow.name, state="cancelled", forced=True,
-                 signal=signal.Signals(stop.received or signal.SIGTERM).name)
+        bus.emit(WorkflowEnded(workflow=workflow.name, state="cancelled", forced=True,
+                               signal=signal.Signals(stop.received or signal.SIGTERM).name))
     bus.close()
     os._exit(exit_code(stop.received or signal.SIGTERM))
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from nika.prices import call_cost
 from nika.runtime.bus import RunEvent
+from nika.runtime.frames import model_call
 
 
 def top_task(task: str) -> str:
@@ -39,15 +40,19 @@ class Spend:
         else:
             self.unpriced[cost] += 1
 
-    def fields(self, total: bool = False) -> dict[str, Any]:
-        """Frame fields: the dollars only when some call was priced (never a made-up zero)."""
-        out: dict[str, Any] = {}
-        if self.priced:
-            out["total_cost_usd" if total else "cost_usd"] = round(float(self.usd), 6)
-        if self.unpriced:
-            out["unpriced_calls"] = sum(self.unpriced.values())
-            out["cost_unpriced"] = "; ".join(sorted(self.unpriced))
-        return out
+    @property
+    def usd_figure(self) -> float | None:
+        """The dollars a frame carries: only when some call was priced (never a made-up
+        zero)."""
+        return round(float(self.usd), 6) if self.priced else None
+
+    @property
+    def unpriced_count(self) -> int | None:
+        return sum(self.unpriced.values()) if self.unpriced else None
+
+    @property
+    def unpriced_reasons(self) -> str | None:
+        return "; ".join(sorted(self.unpriced)) if self.unpriced else None
 
 
 def fold(events: Iterable[Mapping[str, Any]]) -> Spend:
@@ -67,10 +72,10 @@ class CostLedger:
         self._tasks: dict[str, Spend] = {}
 
     def emit(self, event: RunEvent) -> None:
-        if event.kind != "cost_incurred" or event.task is None:
+        call = model_call(event.frame)
+        if call is None or event.task is None:
             return
-        f = event.fields
-        cost = call_cost(str(f.get("model", "")), f.get("input_tokens"), f.get("output_tokens"))
+        cost = call_cost(*call)
         self.run.add(cost)
         self._tasks.setdefault(top_task(event.task), Spend()).add(cost)
 

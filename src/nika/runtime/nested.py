@@ -26,13 +26,10 @@ A task-less child frame of any other kind belongs to the invoking task itself.
 
 from __future__ import annotations
 
-from typing import Final
+import dataclasses
 
 from nika.runtime.bus import EventBus, RunEvent
-from nika.runtime.events import UnitAttempt
-
-PARENT: Final = "parent"
-DEPTH: Final = "depth"
+from nika.runtime.frames import UnitAttempt, WorkflowEnded, WorkflowStarted
 
 
 class ChildFrames:
@@ -43,18 +40,19 @@ class ChildFrames:
         self._unit = unit
 
     def emit(self, event: RunEvent) -> None:
-        fields = dict(event.fields)
-        if event.task is None:
-            if not event.kind.startswith("workflow_"):
-                self._parent.emit(event.kind, self._unit.task, **fields)
+        frame = event.frame
+        if isinstance(frame, WorkflowStarted | WorkflowEnded):
+            return  # the child's lifecycle is folded (module doc)
+        if frame.task is None:
+            self._parent.emit(dataclasses.replace(frame, task=self._unit.task))
             return
         prefix = self._unit.path
-        inner, depth = fields.get(PARENT), fields.get(DEPTH)
-        if isinstance(inner, str) and isinstance(depth, int):  # forwarded from a grandchild
-            fields[PARENT], fields[DEPTH] = f"{prefix}/{inner}", depth + 1
-        else:
-            fields[PARENT], fields[DEPTH] = self._unit.task, 1
-        self._parent.emit(event.kind, f"{prefix}/{event.task}", **fields)
+        parent, depth = (
+            (f"{prefix}/{frame.parent}", frame.depth + 1)  # forwarded from a grandchild
+            if frame.parent is not None and frame.depth is not None
+            else (self._unit.task, 1))
+        self._parent.emit(dataclasses.replace(frame, task=f"{prefix}/{frame.task}",
+                                              parent=parent, depth=depth))
 
     def close(self) -> None:
         """Nothing to release: every frame was handed to the parent's bus as it came."""

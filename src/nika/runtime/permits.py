@@ -13,6 +13,7 @@ from __future__ import annotations
 from nika.check.effects import SHELL, Effect
 from nika.check.judge import DANGEROUS_ENV_VARS, NestedJudge, PermitJudge
 from nika.runtime.bus import EventBus
+from nika.runtime.frames import PermitChecked
 from nika.syntax.model import Workflow
 
 
@@ -52,17 +53,17 @@ class PermitGate:
         environment composition a spawn is granted, witnessed (NEP-0005)."""
         names = self.judge.env or frozenset()
         passed = tuple(sorted(n for n in names if n not in DANGEROUS_ENV_VARS))
-        self._bus.emit("permit_checked", task, plane="env", gate=",".join(passed),
-                       decision="allow", bound="permits.env",
-                       why="composed floor ∪ declared passthrough (NEP-0005)")
+        self._bus.emit(PermitChecked(task=task, plane="env", gate=",".join(passed),
+                                     decision="allow", bound="permits.env",
+                                     why="composed floor ∪ declared passthrough (NEP-0005)"))
         return passed
 
     def _decide(self, effect: Effect, bound: str) -> None:
         refusal = self.judge.judge(effect)
-        self._bus.emit(
-            "permit_checked", effect.task, plane=effect.kind, gate=effect.target,
+        self._bus.emit(PermitChecked(
+            task=effect.task, plane=effect.kind, gate=effect.target,
             decision="allow" if refusal is None else "deny", bound=bound,
             why=f"{bound} grants it" if refusal is None else refusal.detail,
-        )
+        ))
         if refusal is not None:
             raise refusal

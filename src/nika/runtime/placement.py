@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
-from nika.runtime.events import UnitAttempt
+from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.services import RunServices
 from nika.runtime.verbs import ChildRunner, run_verb
 from nika.syntax.model import Task
@@ -29,7 +29,7 @@ class Placement(Protocol):
         services: RunServices,
         *,
         timeout: float | None,
-        notes: dict[str, Any],
+        notes: TaskNotes,
         child: ChildRunner | None,
         unit: UnitAttempt,
     ) -> Any: ...

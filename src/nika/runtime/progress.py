@@ -6,13 +6,21 @@ Written to stderr: stdout carries the workflow's `outputs` object (01 §what lea
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Final
+from typing import Final
 
 from rich.console import Console
 from rich.markup import escape
 
 from nika._term import printable
 from nika.runtime.bus import RunEvent
+from nika.runtime.frames import (
+    Frame,
+    TaskCacheHit,
+    TaskEnded,
+    TaskRetrying,
+    WorkflowEnded,
+    WorkflowStarted,
+)
 
 _MARKS: Final = {
     "task_started": ("[cyan]…[/]", "running"),
@@ -41,43 +49,39 @@ class ProgressSink:
         self._counts: Counter[str] = Counter()
 
     def emit(self, event: RunEvent) -> None:
-        if event.kind == "workflow_started":
-            name = _shown(event.fields.get("workflow", ""))
-            self._console.print(f"[bold]▶ {name}[/] · {event.fields.get('tasks', 0)} tasks")
+        frame = event.frame
+        if isinstance(frame, WorkflowStarted):
+            self._console.print(f"[bold]▶ {_shown(frame.workflow)}[/] · {frame.tasks} tasks")
             return
-        if event.kind in ("workflow_completed", "workflow_failed", "workflow_cancelled",
-                          "workflow_paused"):
-            self._summary(event)
+        if isinstance(frame, WorkflowEnded):
+            self._summary(frame.state)
             return
-        mark = _MARKS.get(event.kind)
-        if mark is None or event.task is None or event.fields.get("cache_hit"):
+        mark = _MARKS.get(frame.kind)
+        if mark is None or frame.task is None or (isinstance(frame, TaskEnded)
+                                                   and frame.cache_hit):
             return  # a served task's terminal frame: its cache-hit line said it all
         symbol, word = mark
-        item = event.fields.get("iteration")
-        if event.kind == "task_cache_hit" and item is not None:
+        item = frame.iteration if isinstance(frame, TaskCacheHit | TaskRetrying) else None
+        if isinstance(frame, TaskCacheHit) and item is not None:
             word = f"cache hit · item {item}"  # one iteration served; the task still runs
-        line = f"  {symbol} {_shown(event.task):<24} {word}"
-        if event.kind not in _UNCOUNTED and item is None:
+        line = f"  {symbol} {_shown(frame.task):<24} {word}"
+        if frame.kind not in _UNCOUNTED and item is None:
             self._counts[word] += 1
-        line += self._tail(event)
+        line += self._tail(frame)
         self._console.print(line)
 
     @staticmethod
-    def _tail(event: RunEvent) -> str:
-        fields = event.fields
+    def _tail(frame: Frame) -> str:
         parts: list[str] = []
-        if "duration_ms" in fields and event.kind != "task_retrying":
-            parts.append(f"{fields['duration_ms']} ms")
-        if event.kind == "task_retrying":
-            parts.append(f"attempt {fields.get('attempt')} · {fields.get('code')}")
-        error: Any = fields.get("error")
-        if isinstance(error, dict) and event.kind in ("task_failed", "task_skipped"):
-            detail = str(error.get("detail", ""))
-            parts.append(f"{error.get('code')} · {detail[:160]}")
+        if isinstance(frame, TaskEnded):
+            parts.append(f"{frame.duration_ms} ms")
+            if frame.error is not None and frame.status in ("failure", "skipped"):
+                parts.append(f"{frame.error.code} · {frame.error.detail[:160]}")
+        elif isinstance(frame, TaskRetrying):
+            parts.append(f"attempt {frame.attempt} · {frame.code}")
         return ("  [dim]" + _shown(" · ".join(parts)) + "[/]") if parts else ""
 
-    def _summary(self, event: RunEvent) -> None:
-        state = str(event.fields.get("state", ""))
+    def _summary(self, state: str) -> None:
         style = _STATE_STYLE.get(state, "bold")
         counts = " · ".join(f"{n} {w}" for w, n in sorted(self._counts.items()) if w != "retrying")
         self._console.print(f"[bold {style}]■ {_shown(state)}[/] · {counts or 'no tasks'}")

@@ -8,7 +8,7 @@ the run resumes a journal, answers `lookup`: the `task_completed` (or per-iterat
 Where the task body ran — this process, a pool of workers — plays no part: a record is the
 journal's, keyed by the task's identity alone.
 
-`replay_fields` writes what a later resume needs onto a terminal or checkpoint frame: the
+`replayed` is what a later resume needs of a terminal or checkpoint frame: the
 output (and `extract:` bindings) as JSON text, or `replayable: false` with the reason when
 the value cannot come back byte-faithful from the journal — bytes, non-JSON values, a value
 the secret masker altered (rehydrating `***` would corrupt the run), or one too large for a
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from nika.canonical import canonical_json
+from nika.runtime.frames import Replayed
 from nika.runtime.identity import (
     InputHasher,
     definition_hash,
@@ -53,11 +54,6 @@ class Record:
     attempts: int = 1
     duration_ms: int = 0
     iteration: int | None = None
-
-    @property
-    def reference(self) -> dict[str, Any]:
-        """The frame fields pointing at this record (`task_cache_hit` carries them)."""
-        return {"matched_line": self.line, "matched_uuid": self.uuid}
 
 
 @dataclass(slots=True)
@@ -89,9 +85,9 @@ def _faithful(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def replay_fields(output: Any, bindings: Mapping[str, Any],
-                  mask: Callable[[Any], Any]) -> dict[str, Any]:
-    """The frame fields carrying a settled value for a later resume (see the module doc)."""
+def replayed(output: Any, bindings: Mapping[str, Any],
+             mask: Callable[[Any], Any]) -> Replayed:
+    """What a frame carries of a settled value for a later resume (see the module doc)."""
     bound = dict(bindings)
     why = None
     if not (_faithful(output) and _faithful(bound)):
@@ -99,18 +95,15 @@ def replay_fields(output: Any, bindings: Mapping[str, Any],
     elif mask(output) != output or mask(bound) != bound:
         why = "the value carries a secret (the journal holds it masked)"
     if why is not None:
-        return {"output": canonical_json(_describe(mask(output))), "replayable": False,
-                "replay_why": why}
+        return Replayed(output=canonical_json(_describe(mask(output))), replayable=False,
+                        replay_why=why)
     text = canonical_json(output)
     if len(text) > MAX_REPLAY_TEXT:
-        return {"output_bytes": len(text.encode("utf-8")),
-                "output_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                "replayable": False,
-                "replay_why": f"the output exceeds {MAX_REPLAY_TEXT} bytes of JSON"}
-    out: dict[str, Any] = {"output": text}
-    if bound:
-        out["bindings"] = canonical_json(bound)
-    return out
+        return Replayed(output_bytes=len(text.encode("utf-8")),
+                        output_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                        replayable=False,
+                        replay_why=f"the output exceeds {MAX_REPLAY_TEXT} bytes of JSON")
+    return Replayed(output=text, bindings=canonical_json(bound) if bound else None)
 
 
 def _describe(value: Any) -> Any:

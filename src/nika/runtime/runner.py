@@ -34,32 +34,34 @@ import asyncio
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from nika.canonical import loose_json
-from nika.check.graph import Graph, Status, derive
+from nika.check.graph import Graph, derive
 from nika.errors import NikaError
 from nika.runtime.execute import Pipeline, Settlement, Sleep
+from nika.runtime.frames import (
+    TaskCacheHit,
+    TaskEnded,
+    TaskNotes,
+    TaskRecovered,
+    TaskScheduled,
+    TaskStarted,
+    WorkflowEnded,
+    WorkflowStarted,
+    WorkflowState,
+)
 from nika.runtime.gates import blocking_edge
 from nika.runtime.ledger import CostLedger
 from nika.runtime.liveness import Liveness
 from nika.runtime.outputs import workflow_outputs
 from nika.runtime.pause import PauseRequested
 from nika.runtime.placement import LOCAL, Placement
-from nika.runtime.replay import Record, Replay, replay_fields
+from nika.runtime.replay import Record, Replay, replayed
 from nika.runtime.services import RunServices
 from nika.runtime.values import TaskRecord, const_values
 from nika.runtime.verbs import ChildRunner
 from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, Task, TaskId
-
-WorkflowState = Literal["success", "failure", "cancelled", "paused"]
-
-_TERMINAL_KIND: Mapping[Status, str] = {
-    "success": "task_completed",
-    "failure": "task_failed",
-    "skipped": "task_skipped",
-    "cancelled": "task_cancelled",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,10 +133,11 @@ class Runner:
     async def run(self) -> RunResult:
         """Execute every task; returns when all have settled."""
         mask = self._services.mask
-        self._bus.emit("workflow_started", workflow=self._workflow.name,
-                       tasks=len(self._graph.nodes), inputs=_json(mask(self._inputs)))
+        self._bus.emit(WorkflowStarted(workflow=self._workflow.name,
+                                       tasks=len(self._graph.nodes),
+                                       inputs=_json(mask(self._inputs))))
         for task_id in self._graph.nodes:
-            self._bus.emit("task_scheduled", task_id)
+            self._bus.emit(TaskScheduled(task=task_id))
         if not self._graph.nodes:
             self._all_settled.set()
         self._release([t for t in self._graph.nodes if self._remaining[t] == 0])
@@ -190,15 +193,15 @@ class Runner:
         started = self._clock.now_ns()
         def_hash = self._replay.definition(task)
         input_hash = self._replay.inputs(task, {**self._base_env, "tasks": self._views})
-        notes: dict[str, Any] = {"note": _note(task, self._services.model),
-                                 "def_hash": def_hash, "input_hash": input_hash}
+        notes = TaskNotes(note=_note(task, self._services.model), def_hash=def_hash,
+                          input_hash=input_hash)
         hit = self._replay.lookup(task.id, def_hash, input_hash)
         if hit is not None:
             self._running.pop(task.id, None)
             self._release(self._serve(task, hit, notes))
             self._liveness.ended()
             return
-        self._bus.emit("task_started", task.id, verb=task.verb, note=notes["note"])
+        self._bus.emit(TaskStarted(task=task.id, verb=task.verb, note=notes.note))
         try:
             outcome = await self._pipeline.run(task, notes)
         except PauseRequested as pause:
@@ -223,11 +226,12 @@ class Runner:
         self._release(self._settle(record, notes))
         self._liveness.ended()
 
-    def _serve(self, task: Task, hit: Record, notes: dict[str, Any]) -> list[TaskId]:
+    def _serve(self, task: Task, hit: Record, notes: TaskNotes) -> list[TaskId]:
         """Settle `task` from its journal record (ADR-099 §2: visible, never silent)."""
-        self._bus.emit("task_cache_hit", task.id, def_hash=hit.def_hash,
-                       input_hash=hit.input_hash, **hit.reference)
-        notes.update(cause="cache_hit", cache_hit=True)
+        self._bus.emit(TaskCacheHit(task=task.id, def_hash=hit.def_hash,
+                                    input_hash=hit.input_hash, matched_line=hit.line,
+                                    matched_uuid=hit.uuid))
+        notes.cache_hit = True
         ended = self._clock.now_ns()  # a served task spent no time: its view keeps the record's
         record = TaskRecord.settle(task.id, "success", output=hit.output, attempts=0,
                                    started_at=ended - hit.duration_ms * 1_000_000,
@@ -250,7 +254,7 @@ class Runner:
             self._all_settled.set()
 
     def _record(self, task: Task, outcome: Settlement | None, started: int,
-                notes: dict[str, Any]) -> TaskRecord:
+                notes: TaskNotes) -> TaskRecord:
         ended = self._clock.now_ns()
         if outcome is None and self._stalled is not None and not self._cancelled:
             return TaskRecord.settle(task.id, "failure", error=self._stalled,
@@ -263,7 +267,7 @@ class Runner:
         recovered_from = None
         if outcome.recovered_from is not None:
             recovered_from = self._services.mask(outcome.recovered_from)
-            self._bus.emit("task_recovered", task.id, code=recovered_from["code"])
+            self._bus.emit(TaskRecovered(task=task.id, code=recovered_from["code"]))
         return TaskRecord.settle(
             task.id, outcome.status, output=outcome.output,
             error=self._services.mask.error(outcome.error) if outcome.error else None,
@@ -271,7 +275,7 @@ class Runner:
             bindings=outcome.bindings, recovered_from=recovered_from,
         )
 
-    def _settle(self, record: TaskRecord, notes: Mapping[str, Any] | None = None) -> list[TaskId]:
+    def _settle(self, record: TaskRecord, notes: TaskNotes | None = None) -> list[TaskId]:
         """Record the settle, emit its terminal frame, and return the consumers it made ready."""
         self._settle_record(record, notes)
         ready: list[TaskId] = []
@@ -284,32 +288,29 @@ class Runner:
             self._all_settled.set()
         return ready
 
-    def _settle_record(self, record: TaskRecord, notes: Mapping[str, Any] | None = None) -> None:
+    def _settle_record(self, record: TaskRecord, notes: TaskNotes | None = None) -> None:
         self._records[record.task] = record
         self._views[record.task] = record.view
-        extra = dict(notes or {})
-        fields: dict[str, Any] = {}
-        if "note" in extra:
-            fields["note"] = extra.pop("note")
-        fields |= {"status": record.status, "duration_ms": record.duration_ms,
-                   "attempts": record.attempts}
-        cause = extra.pop("cause", "normal")
-        fields |= extra
-        if record.recovered_from is not None:
-            cause = "recovered"
-            fields["recovered_from"] = record.recovered_from
-        spend = self._ledger.task(record.task)
-        if spend is not None:
-            fields |= spend.fields()
-        if record.status == "success":
-            fields |= replay_fields(record.output, record.bindings, self._services.mask)
-        if record.error is not None:
-            fields["error"] = record.error.to_dict()
+        notes = notes or TaskNotes()
+        recovered_from = record.recovered_from
+        cause = ("recovered" if recovered_from is not None else "cache_hit" if notes.cache_hit
+                 else "normal")
         payload: dict[str, Any] = {"attempts": record.attempts}
-        if record.recovered_from is not None:  # 13 §payload: the original error
-            payload["recovered_from"] = record.recovered_from
-        fields["outcome"] = _json({"cause": cause, "class": record.status, "payload": payload})
-        self._bus.emit(_TERMINAL_KIND[record.status], record.task, **fields)
+        if recovered_from is not None:  # 13 §payload: the original error
+            payload["recovered_from"] = recovered_from
+        spend = self._ledger.task(record.task)
+        self._bus.emit(TaskEnded(
+            task=record.task, note=notes.note, status=record.status,
+            duration_ms=record.duration_ms, attempts=record.attempts, def_hash=notes.def_hash,
+            unwinds=notes.unwinds, input_hash=notes.input_hash, agent=notes.agent,
+            cache_hit=notes.cache_hit or None, recovered_from=recovered_from,
+            cost_usd=spend.usd_figure if spend else None,
+            unpriced_calls=spend.unpriced_count if spend else None,
+            cost_unpriced=spend.unpriced_reasons if spend else None,
+            replay=(replayed(record.output, record.bindings, self._services.mask)
+                    if record.status == "success" else None),
+            error=record.error,
+            outcome=_json({"cause": cause, "class": record.status, "payload": payload})))
         self._liveness.settled(record.task)
 
     async def _await_task(self, task_id: str, waiter: str) -> str:
@@ -351,8 +352,8 @@ class Runner:
         for unit in units:
             task = self._workflow.tasks[unit]
             started = self._clock.now_ns()
-            self._bus.emit("task_started", unit, unwinds=producer)
-            notes: dict[str, Any] = {"unwinds": producer}
+            self._bus.emit(TaskStarted(task=unit, unwinds=producer))
+            notes = TaskNotes(unwinds=producer)
             try:
                 outcome: Settlement | None = await asyncio.shield(self._pipeline.run(task, notes))
             except asyncio.CancelledError:
@@ -377,21 +378,17 @@ class Runner:
             else "paused" if self._paused
             else "success"
         )
-        kind = {"success": "workflow_completed", "failure": "workflow_failed",
-                "cancelled": "workflow_cancelled", "paused": "workflow_paused"}[state]
-        fields: dict[str, Any] = {"workflow": self._workflow.name, "state": state}
-        if self._paused:
-            first = self._paused[min(self._paused)]
-            fields |= first if state == "paused" else {}
-            fields["paused"] = sorted(self._paused)
-        if state != "paused":
-            fields["outputs"] = _json(self._services.mask(outputs))
-        fields |= self._ledger.run.fields(total=True)
-        if self._stalled is not None and state == "failure":
-            fields["error"] = self._stalled.to_dict()
-        elif output_error is not None:
-            fields["error"] = output_error.to_dict()
-        self._bus.emit(kind, **fields)
+        paused = self._paused
+        error = (self._stalled if self._stalled is not None and state == "failure"
+                 else output_error)
+        run = self._ledger.run
+        self._bus.emit(WorkflowEnded(
+            workflow=self._workflow.name, state=state,
+            prompt=paused[min(paused)] if paused and state == "paused" else None,
+            paused=tuple(sorted(paused)) if paused else None,
+            outputs=_json(self._services.mask(outputs)) if state != "paused" else None,
+            total_cost_usd=run.usd_figure, unpriced_calls=run.unpriced_count,
+            cost_unpriced=run.unpriced_reasons, error=error))
         ordered: dict[str, TaskRecord] = {
             t: self._records[t] for t in self._workflow.tasks if t in self._records
         }

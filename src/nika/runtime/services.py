@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from nika.agent.config import AgentConfig
 from nika.agent.seams import AgentObserver, Provider, ToolDefinition, ToolExecutor
@@ -18,7 +18,7 @@ from nika.errors import NikaError
 from nika.masking import Masker
 from nika.runtime.bus import EventBus
 from nika.runtime.children import ChildGuard
-from nika.runtime.events import UnitAttempt
+from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.syntax.model import Workflow
 
 
@@ -72,7 +72,7 @@ ToolsFactory = Callable[[str], ToolExecutor]
 """`task_id -> ToolExecutor`: the tool universe (builtins ∪ MCP) as one task sees it — the
 builtins judge their own fs/net effects in that task's name."""
 
-ObserverFactory = Callable[[UnitAttempt, dict[str, Any]], AgentObserver]
+ObserverFactory = Callable[[UnitAttempt, TaskNotes], AgentObserver]
 """`(unit, notes) -> AgentObserver`: who follows one agent loop run. None (the default) is
 the bus adapter `AgentFrames`; a cluster worker streams the typed events to the driver."""
 

@@ -11,6 +11,7 @@ from nika.agent.executors import CompositeExecutor
 from nika.agent.seams import ToolExecutor
 from nika.masking import Masker
 from nika.runtime.bus import EventBus
+from nika.runtime.frames import ToolEntry
 from nika.runtime.inspect_cell import LiveInspect
 from nika.runtime.permits import PermitGate
 from nika.runtime.verbs.agent import reachable_servers
@@ -44,10 +45,10 @@ class Toolbox:
         )
 
     def _entry(self, kind: Literal["log", "emit"], fields: Mapping[str, Any]) -> None:
-        payload = dict(fields)
-        task = payload.pop("task", None)
-        self._bus.emit("tool_invoked", task if isinstance(task, str) else None,
-                       tool=f"nika:{kind}", channel=kind, **payload)
+        entry = dict(fields)
+        task = entry.pop("task", None)
+        self._bus.emit(ToolEntry(task=task if isinstance(task, str) else None,
+                                 tool=f"nika:{kind}", channel=kind, entry=entry))
 
     def for_task(self, task_id: str) -> ToolExecutor:
         """The universe as `task_id` sees it."""

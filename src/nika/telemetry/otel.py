@@ -40,7 +40,19 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvid
 from opentelemetry.util.types import AttributeValue
 
 from nika import __version__
-from nika.agent.observe import AgentEvent
+from nika.agent.observe import (
+    AgentEvent,
+    BudgetCheckpoint,
+    ComposeChecked,
+    Finished,
+    ModelCalled,
+    Nudged,
+    RunStarted,
+    Stalled,
+    ToolCompleted,
+    ToolsSelected,
+)
+from nika.runtime.frames import UnitAttempt
 from nika.runtime.journal import FrameRef
 
 # --- GenAI semantic conventions (the names we use) ---
@@ -72,16 +84,15 @@ NIKA_AGENT_OUTCOME: Final = "nika.agent.outcome"
 NIKA_AGENT_UNIVERSE: Final = "nika.agent.universe"
 NIKA_TOOL_SOURCE: Final = "nika.tool.source"
 NIKA_TOOL_RESULT_BYTES: Final = "nika.tool.result_bytes"
-DECISION_EVENTS: Final[Mapping[str, tuple[str, SeverityNumber]]] = {
-    "tools_selected": ("nika.agent.tools_selected", SeverityNumber.INFO),
-    "nudged": ("nika.agent.nudged", SeverityNumber.INFO),
-    "stalled": ("nika.agent.stalled", SeverityNumber.WARN),
-    "compose_checked": ("nika.agent.compose_checked", SeverityNumber.INFO),
-    "budget_checkpoint": ("nika.agent.budget_checkpoint", SeverityNumber.INFO),
+DECISION_EVENTS: Final[Mapping[type[AgentEvent], tuple[str, SeverityNumber]]] = {
+    ToolsSelected: ("nika.agent.tools_selected", SeverityNumber.INFO),
+    Nudged: ("nika.agent.nudged", SeverityNumber.INFO),
+    Stalled: ("nika.agent.stalled", SeverityNumber.WARN),
+    ComposeChecked: ("nika.agent.compose_checked", SeverityNumber.INFO),
+    BudgetCheckpoint: ("nika.agent.budget_checkpoint", SeverityNumber.INFO),
 }
-"""AgentEvent kind → (log event name, severity) for the decisions no convention covers."""
+"""AgentEvent type → (log event name, severity) for the decisions no convention covers."""
 
-_BOOKKEEPING: Final = frozenset({"agent_event", "agent_seq", "turn", "verb", "tool", "task"})
 _TOOL_TYPES: Final = {"mcp": "extension"}  # builtins and loop-served tools run in-process
 
 
@@ -102,30 +113,27 @@ def _attribute(value: Any) -> AttributeValue | None:
     return None if value is None else str(value)
 
 
-def decision_attributes(fields: Mapping[str, Any]) -> dict[str, AttributeValue]:
-    """A decision's fields as `nika.agent.<field>` attributes (mappings flattened one level,
-    `None` dropped) plus the turn and the loop's own sequence number."""
+def decision_attributes(event: AgentEvent,
+                        unit: UnitAttempt | None = None) -> dict[str, AttributeValue]:
+    """A decision as attributes: the loop run it belongs to (`attempt`, `iteration`), each
+    field of the event as `nika.agent.<field>` (mappings flattened one level, `None`
+    dropped), then the turn and the loop's own sequence number."""
     out: dict[str, AttributeValue] = {}
-    for key, value in fields.items():
-        if key in _BOOKKEEPING:
+    if unit is not None:
+        out[f"{NIKA_AGENT_PREFIX}attempt"] = unit.attempt
+        if unit.iteration is not None:
+            out[f"{NIKA_AGENT_PREFIX}iteration"] = unit.iteration
+    for f in dataclasses.fields(event):
+        if f.name in ("seq", "turn"):
             continue
+        value = getattr(event, f.name)
         items = value.items() if isinstance(value, Mapping) else [(None, value)]
         for sub, item in items:
             converted = _attribute(item)
             if converted is not None:
-                out[f"{NIKA_AGENT_PREFIX}{key}" + (f".{sub}" if sub else "")] = converted
-    for key, name in (("turn", NIKA_AGENT_TURN), ("agent_seq", f"{NIKA_AGENT_PREFIX}seq")):
-        if isinstance(fields.get(key), int):
-            out[name] = fields[key]
-    return out
-
-
-def event_fields(event: AgentEvent) -> dict[str, Any]:
-    """An `AgentEvent` in the shape the journal frames it (`agent_seq`, `turn`, fields)."""
-    out: dict[str, Any] = {"agent_seq": event.seq}
-    for f in dataclasses.fields(event):
-        if f.name != "seq":
-            out[f.name] = getattr(event, f.name)
+                out[f"{NIKA_AGENT_PREFIX}{f.name}" + (f".{sub}" if sub else "")] = converted
+    out[NIKA_AGENT_TURN] = event.turn
+    out[f"{NIKA_AGENT_PREFIX}seq"] = event.seq
     return out
 
 
@@ -168,31 +176,31 @@ class OtelObserver:
 
     def on_event(self, event: AgentEvent) -> None:
         """The `AgentObserver` seam: record `event` as of now, with no journal to join."""
-        self.record(event.kind, event_fields(event))
+        self.record(event)
 
-    def record(self, kind: str, fields: Mapping[str, Any], *, at_ns: int | None = None,
-               frame: FrameRef | None = None) -> None:
-        """Record one loop event given as its kind and framed fields, at `at_ns` (default:
-        now), joined to the journal `frame` when there is one."""
+    def record(self, event: AgentEvent, *, at_ns: int | None = None,
+               frame: FrameRef | None = None, unit: UnitAttempt | None = None) -> None:
+        """Record one loop event at `at_ns` (default: now), joined to the journal `frame`
+        when there is one; `unit` names the loop run among a task's several (runtime)."""
         at = self._clock() if at_ns is None else at_ns
-        if kind == "run_started":
-            self._start(fields, at, frame)
+        if isinstance(event, RunStarted):
+            self._start(event, at, frame)
             return
         run = self._run
         if run is None:  # attached mid-run: nothing to hang the event on
             return
-        if kind == "model_called":
-            self._chat(run, fields, at, frame)
-        elif kind == "tool_completed":
-            self._tool(run, fields, at, frame)
-        elif kind in DECISION_EVENTS:
-            self._decision(run, kind, fields, at, frame)
-        elif kind == "finished":
-            self._finish(run, fields, at)
+        if isinstance(event, ModelCalled):
+            self._chat(run, event, at, frame)
+        elif isinstance(event, ToolCompleted):
+            self._tool(run, event, at, frame)
+        elif isinstance(event, Finished):
+            self._finish(run, event, at)
+        elif type(event) in DECISION_EVENTS:
+            self._decision(run, event, unit, at, frame)
 
-    def _start(self, fields: Mapping[str, Any], at: int, frame: FrameRef | None) -> None:
-        model = str(fields.get("model", ""))
-        name = self._name or str(fields.get("task") or "agent")
+    def _start(self, event: RunStarted, at: int, frame: FrameRef | None) -> None:
+        model = event.model
+        name = self._name or event.task or "agent"
         attributes: dict[str, AttributeValue] = {
             GEN_AI_OPERATION_NAME: OP_INVOKE_AGENT, GEN_AI_AGENT_NAME: name,
             GEN_AI_REQUEST_MODEL: model, **journal_attributes(frame),
@@ -200,8 +208,7 @@ class OtelObserver:
         provider = _provider(model)
         if provider is not None:
             attributes[GEN_AI_PROVIDER_NAME] = provider
-        if isinstance(fields.get("universe"), int):
-            attributes[NIKA_AGENT_UNIVERSE] = fields["universe"]
+        attributes[NIKA_AGENT_UNIVERSE] = event.universe
         span = self._tracer.start_span(f"{OP_INVOKE_AGENT} {name}", context=self._parent,
                                        kind=SpanKind.INTERNAL, attributes=attributes,
                                        start_time=at)
@@ -209,78 +216,64 @@ class OtelObserver:
                          attributes={k: v for k, v in attributes.items()
                                      if k in (GEN_AI_PROVIDER_NAME, GEN_AI_REQUEST_MODEL)})
 
-    def _child(self, run: _Run, name: str, kind: SpanKind, at: int, duration_ms: Any,
+    def _child(self, run: _Run, name: str, kind: SpanKind, at: int, duration_ms: float,
                attributes: dict[str, AttributeValue]) -> Span:
-        took = int(duration_ms * 1_000_000) if isinstance(duration_ms, int | float) else 0
+        took = int(duration_ms * 1_000_000)
         return self._tracer.start_span(name, context=run.context, kind=kind,
                                        attributes=attributes, start_time=at - max(took, 0))
 
-    def _chat(self, run: _Run, fields: Mapping[str, Any], at: int,
-              frame: FrameRef | None) -> None:
-        model = str(fields.get("model") or run.model)
+    def _chat(self, run: _Run, event: ModelCalled, at: int, frame: FrameRef | None) -> None:
+        model = event.model or run.model
         attributes: dict[str, AttributeValue] = {
             **run.attributes, GEN_AI_OPERATION_NAME: OP_CHAT, GEN_AI_REQUEST_MODEL: model,
-            GEN_AI_RESPONSE_FINISH_REASONS: [str(fields.get("finish_reason", ""))],
-            **journal_attributes(frame),
+            GEN_AI_RESPONSE_FINISH_REASONS: [event.finish_reason],
+            **journal_attributes(frame), NIKA_AGENT_TURN: event.turn,
         }
-        if isinstance(fields.get("turn"), int):
-            attributes[NIKA_AGENT_TURN] = fields["turn"]
-        for key, name in (("input_tokens", GEN_AI_USAGE_INPUT_TOKENS),
-                          ("output_tokens", GEN_AI_USAGE_OUTPUT_TOKENS)):
-            tokens = fields.get(key)
-            if isinstance(tokens, int):  # None: the provider reported no usage
+        for tokens, name in ((event.input_tokens, GEN_AI_USAGE_INPUT_TOKENS),
+                             (event.output_tokens, GEN_AI_USAGE_OUTPUT_TOKENS)):
+            if tokens is not None:  # None: the provider reported no usage
                 attributes[name] = tokens
                 run.usage = True
-                if key == "input_tokens":
-                    run.input_tokens += tokens
-                else:
-                    run.output_tokens += tokens
-        span = self._child(run, f"{OP_CHAT} {model}", SpanKind.CLIENT, at,
-                           fields.get("duration_ms"), attributes)
+        run.input_tokens += event.input_tokens or 0
+        run.output_tokens += event.output_tokens or 0
+        span = self._child(run, f"{OP_CHAT} {model}", SpanKind.CLIENT, at, event.duration_ms,
+                           attributes)
         span.end(end_time=at)
 
-    def _tool(self, run: _Run, fields: Mapping[str, Any], at: int,
-              frame: FrameRef | None) -> None:
-        name = str(fields.get("name", ""))
-        source = str(fields.get("source", "other"))
+    def _tool(self, run: _Run, event: ToolCompleted, at: int, frame: FrameRef | None) -> None:
         attributes: dict[str, AttributeValue] = {
-            GEN_AI_OPERATION_NAME: OP_EXECUTE_TOOL, GEN_AI_TOOL_NAME: name,
-            GEN_AI_TOOL_CALL_ID: str(fields.get("call_id", "")),
-            GEN_AI_TOOL_TYPE: _TOOL_TYPES.get(source, "function"), NIKA_TOOL_SOURCE: source,
-            **journal_attributes(frame),
+            GEN_AI_OPERATION_NAME: OP_EXECUTE_TOOL, GEN_AI_TOOL_NAME: event.name,
+            GEN_AI_TOOL_CALL_ID: event.call_id,
+            GEN_AI_TOOL_TYPE: _TOOL_TYPES.get(event.source, "function"),
+            NIKA_TOOL_SOURCE: event.source, **journal_attributes(frame),
+            NIKA_TOOL_RESULT_BYTES: event.result_bytes, NIKA_AGENT_TURN: event.turn,
         }
-        if isinstance(fields.get("result_bytes"), int):
-            attributes[NIKA_TOOL_RESULT_BYTES] = fields["result_bytes"]
-        if isinstance(fields.get("turn"), int):
-            attributes[NIKA_AGENT_TURN] = fields["turn"]
-        span = self._child(run, f"{OP_EXECUTE_TOOL} {name}", SpanKind.INTERNAL, at,
-                           fields.get("duration_ms"), attributes)
-        if fields.get("is_error"):
-            span.set_attribute(ERROR_TYPE, str(fields.get("error_code") or ERROR_TYPE_OTHER))
+        span = self._child(run, f"{OP_EXECUTE_TOOL} {event.name}", SpanKind.INTERNAL, at,
+                           event.duration_ms, attributes)
+        if event.is_error:
+            span.set_attribute(ERROR_TYPE, event.error_code or ERROR_TYPE_OTHER)
             span.set_status(Status(StatusCode.ERROR))
         span.end(end_time=at)
 
-    def _decision(self, run: _Run, kind: str, fields: Mapping[str, Any], at: int,
+    def _decision(self, run: _Run, event: AgentEvent, unit: UnitAttempt | None, at: int,
                   frame: FrameRef | None) -> None:
-        name, severity = DECISION_EVENTS[kind]
-        attributes = {**decision_attributes(fields), **journal_attributes(frame)}
+        name, severity = DECISION_EVENTS[type(event)]
+        attributes = {**decision_attributes(event, unit), **journal_attributes(frame)}
         self._logger.emit(LogRecord(timestamp=at, context=run.context, event_name=name,
                                     severity_number=severity, severity_text=severity.name,
                                     attributes=attributes))
         if self._mirror:
             run.span.add_event(name, attributes=attributes, timestamp=at)
 
-    def _finish(self, run: _Run, fields: Mapping[str, Any], at: int) -> None:
+    def _finish(self, run: _Run, event: Finished, at: int) -> None:
         span = run.span
         if run.usage:
             span.set_attribute(GEN_AI_USAGE_INPUT_TOKENS, run.input_tokens)
             span.set_attribute(GEN_AI_USAGE_OUTPUT_TOKENS, run.output_tokens)
-        outcome = str(fields.get("outcome", ""))
-        span.set_attribute(NIKA_AGENT_OUTCOME, outcome)
-        if isinstance(fields.get("turns"), int):
-            span.set_attribute(NIKA_AGENT_TURNS, fields["turns"])
-        if outcome != "success":
-            span.set_attribute(ERROR_TYPE, str(fields.get("error_code") or ERROR_TYPE_OTHER))
-            span.set_status(Status(StatusCode.ERROR, f"agent run ended: {outcome}"))
+        span.set_attribute(NIKA_AGENT_OUTCOME, event.outcome)
+        span.set_attribute(NIKA_AGENT_TURNS, event.turns)
+        if event.outcome != "success":
+            span.set_attribute(ERROR_TYPE, event.error_code or ERROR_TYPE_OTHER)
+            span.set_status(Status(StatusCode.ERROR, f"agent run ended: {event.outcome}"))
         span.end(end_time=at)
         self._run = None

@@ -10,8 +10,8 @@ it handles is the one just written.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, Final, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from opentelemetry import trace
 from opentelemetry._logs import LoggerProvider
@@ -19,7 +19,9 @@ from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
 
 from nika import __version__
+from nika.agent.observe import AgentEvent
 from nika.runtime.bus import RunEvent
+from nika.runtime.frames import AgentStep, WorkflowEnded, WorkflowStarted
 from nika.runtime.journal import FrameRef
 from nika.telemetry.otel import (
     ERROR_TYPE,
@@ -29,9 +31,6 @@ from nika.telemetry.otel import (
     OtelObserver,
     journal_attributes,
 )
-
-_ENDS: Final = {"workflow_completed": "success", "workflow_failed": "failure",
-                "workflow_cancelled": "cancelled", "workflow_paused": "paused"}
 
 
 class FrameSource(Protocol):
@@ -47,10 +46,11 @@ class _RunListener:
         self._observer = observer
         self._frames = frames
 
-    def on_agent(self, kind: str, fields: Mapping[str, Any], frame: RunEvent | None) -> None:
-        ref = self._frames.frame(frame.seq) if frame and self._frames else None
-        self._observer.record(kind, fields, at_ns=frame.timestamp if frame else None,
-                              frame=ref)
+    def on_agent(self, event: AgentEvent, stamped: RunEvent | None) -> None:
+        ref = self._frames.frame(stamped.seq) if stamped and self._frames else None
+        step = stamped.frame if stamped is not None else None
+        self._observer.record(event, at_ns=stamped.timestamp if stamped else None, frame=ref,
+                              unit=step.unit if isinstance(step, AgentStep) else None)
 
 
 class OtelSink:
@@ -79,20 +79,20 @@ class OtelSink:
         self._context: Context | None = None
 
     def emit(self, event: RunEvent) -> None:
-        if event.kind == "workflow_started":
-            name = str(event.fields.get("workflow", ""))
+        frame = event.frame
+        if isinstance(frame, WorkflowStarted):
+            name = frame.workflow
             ref = self._frames.frame(event.seq) if self._frames else None
             self._span = self._tracer.start_span(
                 f"{OP_INVOKE_WORKFLOW} {name}", kind=SpanKind.INTERNAL, start_time=event.timestamp,
                 attributes={GEN_AI_OPERATION_NAME: OP_INVOKE_WORKFLOW, GEN_AI_WORKFLOW_NAME: name,
                             **journal_attributes(ref)})
             self._context = trace.set_span_in_context(self._span)
-        elif event.kind in _ENDS and self._span is not None:
-            state = _ENDS[event.kind]
+        elif isinstance(frame, WorkflowEnded) and self._span is not None:
+            state = frame.state
             if state in ("failure", "cancelled"):
-                error = event.fields.get("error")
-                code = error.get("code") if isinstance(error, Mapping) else None
-                self._span.set_attribute(ERROR_TYPE, str(code or state))
+                code = frame.error.code if frame.error is not None else None
+                self._span.set_attribute(ERROR_TYPE, code or state)
                 self._span.set_status(Status(StatusCode.ERROR, f"workflow {state}"))
             self._span.end(end_time=event.timestamp)
             self._span = None

@@ -37,7 +37,7 @@ from nika.runtime.cluster.config import RayConfig
 from nika.runtime.cluster.faults import lost, translate
 from nika.runtime.cluster.sealing import Sealer
 from nika.runtime.cluster.worker import UnitCall, unit_stream
-from nika.runtime.events import UnitAttempt
+from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.services import RunServices
 from nika.runtime.verbs import ChildRunner, run_verb
 from nika.runtime.verbs.agent import loop_observer
@@ -128,7 +128,7 @@ class RayPlacement:
 
     async def run(
         self, task: Task, env: Mapping[str, Any], services: RunServices, *,
-        timeout: float | None, notes: dict[str, Any], child: ChildRunner | None,
+        timeout: float | None, notes: TaskNotes, child: ChildRunner | None,
         unit: UnitAttempt,
     ) -> Any:
         if stays_on_driver(task):
@@ -174,7 +174,7 @@ class RayPlacement:
         )
 
     async def _consume(self, stream: Any, services: RunServices, sealer: Sealer,
-                       notes: dict[str, Any], unit: UnitAttempt) -> Any:
+                       notes: TaskNotes, unit: UnitAttempt) -> Any:
         from ray.exceptions import RayError
 
         observer = None
@@ -183,15 +183,13 @@ class RayPlacement:
                 for message in await ref:
                     tag = message[0]
                     if tag == "frame":
-                        _, kind, task_id, fields = message
-                        services.bus.emit(kind, task_id, **sealer.unseal(fields))
+                        services.bus.emit(sealer.unseal(message[1]))
                     elif tag == "agent":
                         event: AgentEvent = sealer.unseal(message[1])
                         if observer is None:
                             observer = loop_observer(services, unit, notes)
                         observer.on_event(event)
                     elif tag == "done":
-                        notes.update(sealer.unseal(message[2]))
                         return sealer.unseal(message[1])
                     else:
                         raise _error(sealer.unseal(message[1]), unit)

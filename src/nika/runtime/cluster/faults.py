@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Final
 
 from nika.errors import NikaError
-from nika.runtime.events import UnitAttempt
+from nika.runtime.frames import UnitAttempt
 
 _DIED: Final = (
     "WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "ObjectLostError",

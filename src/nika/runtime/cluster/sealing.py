@@ -16,6 +16,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika.errors import NikaError
+
 _OPEN: Final = "\ue000secret:"
 _CLOSE: Final = "\ue001"
 _PLACEHOLDER: Final = re.compile("\ue000secret:([A-Za-z_][A-Za-z0-9_-]*)\ue001")
@@ -83,6 +85,10 @@ def _walk(value: Any, text: Any, data: Any) -> Any:
         return [_walk(v, text, data) for v in value]
     if isinstance(value, tuple):
         return tuple(_walk(v, text, data) for v in value)
+    if isinstance(value, NikaError):  # a typed frame's error travels sealed too
+        return NikaError(value.code, text(value.detail), category=value.category,
+                         transient=value.transient, details=_walk(dict(value.details), text, data),
+                         location=value.location)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         changes = {f.name: _walk(getattr(value, f.name), text, data)
                    for f in dataclasses.fields(value) if f.init}

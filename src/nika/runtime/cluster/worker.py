@@ -10,10 +10,10 @@ environment are all applied here, before dispatch.
 Nothing here writes the journal. What the verb emits becomes packets, sealed, yielded in
 batches (whatever accumulated since the last batch):
 
-    ("frame", kind, task, fields)    a bus frame (permit_checked, verb_invoked, …) + `node`
+    ("frame", Frame)                 a typed bus frame (permit_checked, verb_invoked, …) + `node`
     ("agent", AgentEvent)            one typed agent-loop event, for the driver's ONE adapter
-    ("done", output, notes)          the attempt's raw output — always last
-    ("error", ToolFailure, notes)    the attempt's NikaError as frozen data — always last
+    ("done", output)                 the attempt's raw output — always last
+    ("error", ToolFailure)           the attempt's NikaError as frozen data — always last
 
 The verb runs on its own event loop in a helper thread so that the generator's thread stays
 free to receive Ray's cancellation (a KeyboardInterrupt): it then cancels the verb, which
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import queue
 import threading
@@ -42,7 +43,7 @@ from nika.masking import Masker
 from nika.providers import resolve_provider
 from nika.runtime.bus import EventBus, RunEvent
 from nika.runtime.cluster.sealing import Sealer
-from nika.runtime.events import UnitAttempt
+from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.permits import PermitGate
 from nika.runtime.secrets import resolve_secrets
 from nika.runtime.services import ProviderPool, RunServices
@@ -127,8 +128,8 @@ class _Outbox:
         self._emit, self._sealer, self._node = emit, sealer, node
 
     def emit(self, event: RunEvent) -> None:
-        fields = self._sealer.seal({**event.fields, "node": self._node})
-        self._emit(("frame", event.kind, event.task, fields))
+        self._emit(("frame", self._sealer.seal(dataclasses.replace(event.frame,
+                                                                    node=self._node))))
 
     def close(self) -> None:
         """Nothing buffered."""
@@ -145,7 +146,7 @@ class _Forward:
 
 
 async def _attempt(call: UnitCall, emit: Emit, workflow: Workflow, secrets: dict[str, str],
-                   sealer: Sealer) -> tuple[Any, dict[str, Any]]:
+                   sealer: Sealer) -> Any:
     task = workflow.tasks[TaskId(call.task)]
     environ = dict(os.environ)
     base_dir = Path(call.base_dir)
@@ -153,7 +154,6 @@ async def _attempt(call: UnitCall, emit: Emit, workflow: Workflow, secrets: dict
     mask = Masker(secrets.values())
     bus = EventBus(sinks=[_Outbox(emit, sealer, _node())])
     gate = PermitGate.under_judges(workflow, bus, call.callers)
-    notes: dict[str, Any] = {}
     async with contextlib.AsyncExitStack() as stack:
         mcp = None
         if needs_mcp(task):
@@ -179,9 +179,9 @@ async def _attempt(call: UnitCall, emit: Emit, workflow: Workflow, secrets: dict
             mcp=mcp, providers=providers, model=call.model, agent_config=call.agent_config,
             observe=lambda unit, _notes: _Forward(emit, sealer),
         )
-        output = await run_verb(task, env, services, timeout=call.timeout, notes=notes,
-                                child=None, unit=call.unit)
-    return output, notes
+        # The loop's summary is the driver's (its adapter follows the forwarded events).
+        return await run_verb(task, env, services, timeout=call.timeout, notes=TaskNotes(),
+                              child=None, unit=call.unit)
 
 
 class _Attempt:
@@ -219,19 +219,19 @@ class _Attempt:
             workflow = _workflow(self._call)
             secrets = _secrets(workflow, os.environ, Path(self._call.workflow_dir))
             sealer = Sealer(secrets)
-            output, notes = await _attempt(self._call, self._emit, workflow, secrets, sealer)
+            output = await _attempt(self._call, self._emit, workflow, secrets, sealer)
         except NikaError as exc:
-            self._emit(("error", sealer.seal(ToolFailure.of(exc)), {}))
+            self._emit(("error", sealer.seal(ToolFailure.of(exc))))
         except asyncio.CancelledError:
-            self._emit(("error", None, {}))
+            self._emit(("error", None))
             raise
         except Exception as exc:  # an engine bug fails this attempt, named, never the worker
             self._emit(("error", sealer.seal(ToolFailure.of(NikaError("NIKA-IMPL-001", (
                 f"task {self._call.task!r}: the engine failed on a Ray worker with "
                 f"{type(exc).__name__}: {exc}; this is an engine bug — please report it"),
-                details={"task": self._call.task, "exception": type(exc).__name__}))), {}))
+                details={"task": self._call.task, "exception": type(exc).__name__})))))
         else:
-            self._emit(("done", sealer.seal(output), sealer.seal(notes)))
+            self._emit(("done", sealer.seal(output)))
 
 
 def _next(outbox: queue.SimpleQueue[Packet]) -> Packet:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nika.errors import NikaError
-from nika.runtime.events import UnitAttempt
+from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.services import RunServices
 from nika.runtime.verbs.agent import run_agent_task
 from nika.runtime.verbs.exec import run_exec
@@ -25,7 +25,7 @@ async def run_verb(
     services: RunServices,
     *,
     timeout: float | None,
-    notes: dict[str, Any],
+    notes: TaskNotes,
     child: ChildRunner | None,
     unit: UnitAttempt,
 ) -> Any:

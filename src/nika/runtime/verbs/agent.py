@@ -18,7 +18,8 @@ from nika.agent.seams import AgentObserver, ToolDefinition, ToolExecutor, ToolRe
 from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError
-from nika.runtime.events import AgentFrames, UnitAttempt
+from nika.runtime.events import AgentFrames
+from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.services import EffectGate, RunServices, servers_down
 from nika.runtime.verbs.specs import agent_spec
 from nika.syntax.globs import glob_match
@@ -42,7 +43,7 @@ class GatedExecutor:
         return await self._inner.call(name, args)
 
 
-def loop_observer(services: RunServices, unit: UnitAttempt, notes: dict[str, Any]) -> AgentObserver:
+def loop_observer(services: RunServices, unit: UnitAttempt, notes: TaskNotes) -> AgentObserver:
     """Who follows one loop run: the run's own factory, else the bus adapter."""
     if services.observe is not None:
         return services.observe(unit, notes)
@@ -102,7 +103,7 @@ def _needs_up(
 
 async def run_agent_task(
     task: Task, body: AgentBody, env: Mapping[str, Any], services: RunServices,
-    timeout: float | None, notes: dict[str, Any], unit: UnitAttempt,
+    timeout: float | None, notes: TaskNotes, unit: UnitAttempt,
 ) -> Any:
     """Run the loop and return its output; the loop's summary lands in `notes` (for the
     task's terminal frame) whichever way the loop ends."""

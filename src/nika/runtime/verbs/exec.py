@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from nika.check.blocklist import refuse_argv, refuse_blocked
 from nika.errors import NikaError
+from nika.runtime.frames import VerbInvoked
 from nika.runtime.services import RunServices
 from nika.runtime.verbs.childenv import compose_env
 from nika.runtime.verbs.specs import exec_spec
@@ -60,8 +61,8 @@ async def run_exec(
     if services.children is not None:
         child_env.update(services.children.env())  # the run's watchdog marker
     stdin = spec.stdin.encode() if spec.stdin is not None else None
-    services.bus.emit("verb_invoked", task.id, verb="exec", program=argv[0],
-                      shell=spec.shell is not None)
+    services.bus.emit(VerbInvoked(task=task.id, verb="exec", program=argv[0],
+                                  shell=spec.shell is not None))
     code, out, err = await _spawn(task, argv, cwd, child_env, stdin, body.capture)
     return _shape(task, body, code, out, err)
 

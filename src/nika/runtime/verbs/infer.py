@@ -23,6 +23,7 @@ from nika.agent.seams import (
 )
 from nika.errors import NikaError
 from nika.prices import is_priced
+from nika.runtime.frames import CostIncurred, VerbInvoked
 from nika.runtime.services import RunServices
 from nika.runtime.verbs.specs import infer_spec
 from nika.syntax.model import InferBody, Task
@@ -39,7 +40,7 @@ async def run_infer(
     model, schema, contract = spec.model, spec.schema, spec.contract
     provider = services.providers.get(model, timeout)
     messages: list[Message] = [UserMessage(spec.prompt)]
-    services.bus.emit("verb_invoked", task.id, verb="infer", model=model)
+    services.bus.emit(VerbInvoked(task=task.id, verb="infer", model=model))
     for repair in range(SCHEMA_RETRIES + 1):
         request = ModelRequest(
             model=model,
@@ -51,11 +52,11 @@ async def run_infer(
         )
         response = await provider.complete(request)
         _check_usage(task, model, response)
-        services.bus.emit(
-            "cost_incurred", task.id, model=model,
+        services.bus.emit(CostIncurred(
+            task=task.id, model=model,
             input_tokens=response.usage.input_tokens if response.usage else None,
             output_tokens=response.usage.output_tokens if response.usage else None,
-        )
+        ))
         if schema is None:
             return response.text
         value, problem = _validated(response.text, schema)

@@ -20,7 +20,7 @@ import jsonschema
 from nika.agent.intrinsic import is_loop_only
 from nika.agent.seams import ToolDefinition, ToolExecutor
 from nika.errors import NikaError
-from nika.runtime.events import UnitAttempt
+from nika.runtime.frames import ToolInvoked, UnitAttempt, VerbInvoked
 from nika.runtime.pause import PauseRequested, prompt_payload
 from nika.runtime.services import RunServices, servers_down
 from nika.syntax.binding import interpolate
@@ -58,16 +58,16 @@ async def run_invoke(
     if not name.startswith("nika:"):
         # Builtins validate their own args, with the per-builtin codes the stdlib names.
         _validate(task, definition, args)
-    services.bus.emit("verb_invoked", task.id, verb="invoke", tool=name)
+    services.bus.emit(VerbInvoked(task=task.id, verb="invoke", tool=name))
     if name == PROMPT and task.id in services.answers:
         return _answered(task, args, services)
     started = perf_counter()
     result = await tools.call(name, args)
-    services.bus.emit(
-        "tool_invoked", task.id, tool=name, is_error=result.is_error,
+    services.bus.emit(ToolInvoked(
+        task=task.id, tool=name, is_error=result.is_error,
         error_code=result.error.code if result.error else None,
         duration_ms=round((perf_counter() - started) * 1000, 3),
-    )
+    ))
     if result.is_error:
         if name == PROMPT and services.pausable and result.error is not None \
                 and result.error.code == PROMPT_001:
@@ -86,8 +86,8 @@ async def run_invoke(
 def _answered(task: Task, args: Mapping[str, Any], services: RunServices) -> Any:
     """Bind the answer supplied for this prompt (`--answer`), journaled as the tool's call."""
     value = supplied_answer(args, services.answers[task.id])
-    services.bus.emit("tool_invoked", task.id, tool=PROMPT, is_error=False, error_code=None,
-                      answered="supplied non-interactively (--answer)")
+    services.bus.emit(ToolInvoked(task=task.id, tool=PROMPT, is_error=False, error_code=None,
+                                  answered="supplied non-interactively (--answer)"))
     return value
 
 
@@ -147,5 +147,5 @@ async def _child(
     path = Path(target)
     if not path.is_absolute():
         path = services.workflow_dir / path
-    services.bus.emit("verb_invoked", task.id, verb="invoke", workflow=target)
+    services.bus.emit(VerbInvoked(task=task.id, verb="invoke", workflow=target))
     return await child(path, args if isinstance(args, Mapping) else {}, unit)
