@@ -31,7 +31,7 @@ def test_a_nudge_and_a_stall_mark_the_turns_they_counted() -> None:
     ), OK)
     run = next(iter(view.tasks["a"].runs.values()))
     assert [t.in_cycle for t in run.turns.values()] == [False] * 3 + [True] * 4
-    assert run.turns[7].stall is not None and run.turns[7].stall["signatures"] == ["ab"]
+    assert run.turns[7].stall is not None and run.turns[7].stall.signatures == ("ab",)
     assert run.turns[5].nudge is not None
 
 

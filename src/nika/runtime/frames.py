@@ -385,7 +385,11 @@ class AgentStep(Frame):
         return AGENT_KINDS.get(type(self.event), "verb_invoked")
 
 
-def model_call(frame: Frame) -> tuple[str, int | None, int | None] | None:
+PricedCall = tuple[str, int | None, int | None]
+"""One model call as the price table reads it: `(model, input_tokens, output_tokens)`."""
+
+
+def model_call(frame: Frame) -> PricedCall | None:
     """`(model, input_tokens, output_tokens)` of a `cost_incurred` frame — an `infer:` call
     or an agent's `ModelCalled` — else None: what the ledger and `nika:inspect` price."""
     if isinstance(frame, CostIncurred):

@@ -10,14 +10,13 @@ invoking task. The runner reads it to put `cost_usd` on each task's terminal fra
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
 
 from nika.prices import call_cost
 from nika.runtime.bus import RunEvent
-from nika.runtime.frames import model_call
+from nika.runtime.frames import PricedCall, model_call
 
 
 def top_task(task: str) -> str:
@@ -55,12 +54,11 @@ class Spend:
         return "; ".join(sorted(self.unpriced)) if self.unpriced else None
 
 
-def fold(events: Iterable[Mapping[str, Any]]) -> Spend:
-    """Re-price `cost_incurred` field maps (a journal's, in `nika trace verify`)."""
+def fold(calls: Iterable[PricedCall]) -> Spend:
+    """Re-price model calls (a journal's `cost_incurred` frames, in `nika trace verify`)."""
     spend = Spend()
-    for fields in events:
-        spend.add(call_cost(str(fields.get("model", "")), fields.get("input_tokens"),
-                            fields.get("output_tokens")))
+    for call in calls:
+        spend.add(call_cost(*call))
     return spend
 
 

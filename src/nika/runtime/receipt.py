@@ -27,7 +27,7 @@ from typing import Any, Final, Literal
 
 from nika.canonical import canonical_bytes
 from nika.errors import NikaError
-from nika.runtime.trace import frame_fields, verify
+from nika.runtime.trace import Frame, verify
 
 RECEIPT_FORMAT: Final = 1
 DOMAIN: Final = b"nika-py/receipt/1\x00"
@@ -132,12 +132,11 @@ def trace_verdict(data: bytes) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The journal's `trace_verdict` (and its prologue fields, when it has one)."""
     seen: dict[str, Any] = {}
 
-    def visit(line: int, frame: Mapping[str, Any]) -> None:
-        kind = frame.get("kind")
-        if line == 1 and kind == "workflow_started":
-            seen["prologue"] = frame_fields(frame)
-        if kind in _OUTCOMES and "outcome" not in seen:
-            seen["outcome"] = _OUTCOMES[str(kind)]
+    def visit(frame: Frame) -> None:
+        if frame.line == 1 and frame.kind == "workflow_started":
+            seen["prologue"] = dict(frame.fields)
+        if frame.kind in _OUTCOMES and "outcome" not in seen:
+            seen["outcome"] = _OUTCOMES[frame.kind]
 
     walk = verify(data, visit=visit)
     chain = "intact" if walk.walks else "broken" if walk.status == "forged" else "refused"

@@ -32,12 +32,12 @@ partial skip.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from nika.check.graph import Graph
 from nika.errors import NikaError
+from nika.runtime.decoded import ReadSettled, ReadWorkflowStarted, read_as
 from nika.runtime.journal import ENGINE_VERSION
 from nika.runtime.replay import Record, ResumePlan
 from nika.runtime.trace import MAX_LINE, frame_fields, parse_frame, read_journal, verify
@@ -86,7 +86,8 @@ def load_plan(path: Path, graph: Graph, *, compat: str | None = None,
         plan.manifest["resume_chainless"] = "trusted without verification"
     else:
         _walk(data, path, plan, unverified)
-    _judge_version(frame_fields(first), compat, plan)
+    _judge_version(read_as(ReadWorkflowStarted, frame_fields(first)).engine_version, compat,
+                   plan)
     _fold(lines, plan)
     if from_task is not None:
         plan.forced = _downstream(graph, from_task)
@@ -122,9 +123,8 @@ def _walk(data: bytes, path: Path, plan: ResumePlan, unverified: bool) -> None:
     plan.manifest["resume_unverified_finding"] = finding
 
 
-def _judge_version(prologue: Mapping[str, Any], compat: str | None, plan: ResumePlan) -> None:
-    raw = prologue.get("engine_version")
-    recorded = raw if isinstance(raw, str) and raw else UNRECORDED
+def _judge_version(raw: str | None, compat: str | None, plan: ResumePlan) -> None:
+    recorded = raw or UNRECORDED
     if recorded == ENGINE_VERSION:
         if compat is not None:
             plan.notices.append(f"--resume-compat {compat}: not needed, the journal was "
@@ -162,7 +162,8 @@ def _fold(lines: list[bytes], plan: ResumePlan) -> None:
         if kind not in ("task_completed", "checkpoint_written"):
             continue
         uuid = frame.get("id", {}).get("uuid") if isinstance(frame.get("id"), dict) else None
-        record = _record(frame_fields(frame), n, uuid if isinstance(uuid, str) else None)
+        settled = read_as(ReadSettled, frame_fields(frame))
+        record = _record(settled, n, uuid if isinstance(uuid, str) else None)
         if record is None:
             continue
         if kind == "checkpoint_written" and record.iteration is not None:
@@ -171,31 +172,26 @@ def _fold(lines: list[bytes], plan: ResumePlan) -> None:
             plan.records[record.task] = record
 
 
-def _record(f: Mapping[str, Any], line: int, uuid: str | None) -> Record | None:
-    task, def_hash, input_hash, text = (f.get("task"), f.get("def_hash"), f.get("input_hash"),
-                                        f.get("output"))
-    if not (isinstance(task, str) and isinstance(def_hash, str)
-            and isinstance(input_hash, str) and isinstance(text, str)):
+def _record(f: ReadSettled, line: int, uuid: str | None) -> Record | None:
+    task, def_hash, input_hash, text = f.task, f.def_hash, f.input_hash, f.output
+    if task is None or def_hash is None or input_hash is None or text is None:
         return None
-    if "/" in task or f.get("replayable") is False:
+    if "/" in task or f.replayable is False:
         return None  # a child workflow's task, or a value the journal cannot give back
     try:
         output = json.loads(text)
-        bindings = json.loads(f["bindings"]) if isinstance(f.get("bindings"), str) else {}
+        bindings = json.loads(f.bindings) if f.bindings is not None else {}
     except ValueError:
         return None
     if not isinstance(bindings, dict):
         return None
-    iteration = f.get("iteration")
     return Record(task, def_hash, input_hash, output, bindings, line, uuid,
-                  attempts=_int(f.get("attempts"), 1), duration_ms=_int(f.get("duration_ms"), 0),
-                  iteration=iteration if isinstance(iteration, int)
-                  and not isinstance(iteration, bool) else None)
+                  attempts=_count(f.attempts, 1), duration_ms=_count(f.duration_ms, 0),
+                  iteration=f.iteration)
 
 
-def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
-        else default
+def _count(value: float | None, default: int) -> int:
+    return int(value) if value is not None and value >= 0 else default
 
 
 def _downstream(graph: Graph, task: str) -> frozenset[str]:

@@ -35,6 +35,14 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from nika.check.effects import needs_grant
+from nika.runtime.decoded import (
+    Read,
+    ReadTaskStarted,
+    ReadToolCompleted,
+    ReadToolInvoked,
+    ReadVerbInvoked,
+    decode,
+)
 from nika.runtime.journal import GENESIS_CHAIN, line_hash
 
 MAX_LINE: Final = 1 << 20
@@ -52,8 +60,8 @@ _LOOP_SERVED: Final = frozenset({"nika:done", "nika:compose"})
 _EFFECT_KINDS: Final = frozenset({"task_started", "verb_invoked", "tool_invoked"})
 
 TraceStatus = Literal["clean", "finding", "incomplete", "forged", "refused"]
-Visit = Callable[[int, Mapping[str, Any]], None]
-"""Called with each chain-verified frame (1-based line, parsed object), in order."""
+Visit = Callable[["Frame"], None]
+"""Called with each chain-verified frame, in order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,20 +131,25 @@ class _Witness:
         self.effect: str | None = None
         self.decisions = 0
 
-    def see(self, kind: Any, frame: Mapping[str, Any]) -> None:
+    def see(self, kind: str, frame: Mapping[str, Any]) -> None:
         if kind == "permit_checked":
             self.decisions += 1
             return
         if self.effect is not None or kind not in _EFFECT_KINDS:
             return  # a terminal frame (a served task's included) proves no new effect
-        fields = frame_fields(frame)
-        note = fields.get("note")
-        if fields.get("verb") == "exec" or (isinstance(note, str) and note.startswith("exec")):
-            program = fields.get("program")
-            self.effect = f"exec {program}" if isinstance(program, str) else str(note)
-        tool = fields.get("tool", fields.get("name") if kind == "tool_invoked" else None)
-        if isinstance(tool, str) and tool not in _LOOP_SERVED and needs_grant(tool) \
-                and kind != "task_started":
+        record = decode(kind, frame_fields(frame))
+        verb = note = program = tool = None
+        if isinstance(record, ReadTaskStarted):
+            verb, note = record.verb, record.note
+        elif isinstance(record, ReadVerbInvoked):
+            verb, program, tool = record.verb, record.program, record.tool
+        elif isinstance(record, ReadToolInvoked):
+            tool = record.tool if record.tool is not None else record.name
+        elif isinstance(record, ReadToolCompleted):
+            tool = record.name
+        if verb == "exec" or (note is not None and note.startswith("exec")):
+            self.effect = f"exec {program}" if program is not None else str(note)
+        if tool is not None and tool not in _LOOP_SERVED and needs_grant(tool):
             self.effect = f"tool {tool}"
 
     def finding(self) -> str | None:
@@ -179,12 +192,12 @@ def verify(data: bytes, *, head: str | None = None, visit: Visit | None = None) 
                            f"its chain does not match {bound} · lines 1-{n - 1} chain intact"
                            if n > 1 else f"its chain does not match {bound}")
         expected = line_hash(line)
-        kind = frame.get("kind")
+        kind = _kind(frame)
         if kind in TERMINAL_KINDS and terminal is None:
-            terminal = str(kind)
+            terminal = kind
         witness.see(kind, frame)
         if visit is not None:
-            visit(n, frame)
+            visit(_frame(n, kind, frame))
     count = len(lines) - (1 if torn_at else 0)
     tip = expected if count else None
     if head is not None and tip != head:
@@ -235,6 +248,22 @@ class Frame:
         task = self.fields.get("task")
         return task if isinstance(task, str) else None
 
+    def read(self) -> Read:
+        """The frame as its typed record (`decoded.decode`)."""
+        return decode(self.kind, self.fields)
+
+
+def _kind(raw: Mapping[str, Any]) -> str:
+    kind = raw.get("kind")
+    return kind if isinstance(kind, str) else ""  # a hostile kind names nothing
+
+
+def _frame(line: int, kind: str, raw: Mapping[str, Any]) -> Frame:
+    stamp = raw.get("timestamp")
+    return Frame(line, kind,
+                 stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else None,
+                 frame_fields(raw))
+
 
 def read_frames(data: bytes) -> Iterator[Frame]:
     """Every line that parses as a frame, in order; lines past the bounds or not JSON are
@@ -243,9 +272,5 @@ def read_frames(data: bytes) -> Iterator[Frame]:
         if not line or len(line) > MAX_LINE:
             continue
         raw = parse_frame(line)
-        if raw is None:
-            continue
-        stamp = raw.get("timestamp")
-        yield Frame(n, str(raw.get("kind", "")),
-                    stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else None,
-                    frame_fields(raw))
+        if raw is not None:
+            yield _frame(n, _kind(raw), raw)

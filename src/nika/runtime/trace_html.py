@@ -178,28 +178,27 @@ def _call_line(call: TracedCall) -> str:
 def _evidence(turn: Turn) -> str:
     out = []
     for c in turn.compose:
-        codes = c.get("error_codes")
-        verdict = ("<span class=s-success>valid</span>" if c.get("valid") is True else
+        codes = c.error_codes
+        verdict = ("<span class=s-success>valid</span>" if c.valid is True else
                    "<span class=s-failure>invalid</span> " + _e(
-                       ", ".join(map(str, codes)) if isinstance(codes, list) else codes))
-        out.append(f"<div>compose · {verdict} · {_e(c.get('draft_bytes'))} B draft · "
-                   f"{_e(c.get('escapes'))} escapes</div>")
+                       ", ".join(codes) if codes is not None else codes))
+        out.append(f"<div>compose · {verdict} · {_e(c.draft_bytes)} B draft · "
+                   f"{_e(c.escapes)} escapes</div>")
     if turn.nudge is not None:
         n = turn.nudge
-        why = (f"every tool call failed, {_e(n.get('repeats'))} turns in a row"
-               if n.get("reason") == "error_streak" else
-               f"the same {_e(n.get('period'))}-turn block of tool calls repeated "
-               f"{_e(n.get('repeats'))} times with identical results")
-        out.append(f"<div class='evidence nudge'><b>Nudged</b> ({_e(n.get('reason'))}): {why};"
+        why = (f"every tool call failed, {_e(n.repeats)} turns in a row"
+               if n.reason == "error_streak" else
+               f"the same {_e(n.period)}-turn block of tool calls repeated "
+               f"{_e(n.repeats)} times with identical results")
+        out.append(f"<div class='evidence nudge'><b>Nudged</b> ({_e(n.reason)}): {why};"
                    " the loop sent the model one corrective message. The turns it counted are "
                    "marked.</div>")
     if turn.stall is not None:
         s = turn.stall
-        signatures = s.get("signatures")
-        shown = ", ".join(map(str, signatures)) if isinstance(signatures, list) else None
+        shown = ", ".join(s.signatures) if s.signatures is not None else None
         out.append(f"<div class='evidence stall'><b>Stalled</b>: the same "
-                   f"{_e(s.get('period'))}-turn block of tool calls repeated "
-                   f"{_e(s.get('repeats'))} times with identical results, so the loop was "
+                   f"{_e(s.period)}-turn block of tool calls repeated "
+                   f"{_e(s.repeats)} times with identical results, so the loop was "
                    "stopped (NIKA-AGENT-006). The repeated turns are marked; their calls and "
                    f"results are above. <small>signatures</small> <code>{_e(shown)}</code>"
                    "</div>")
@@ -376,8 +375,8 @@ def _header(view: TraceView, name: str) -> str:
     v, w = view.verdict, view.workflow
     badge = v.status.upper()
     state = view.state or "no terminal frame"
-    facts = [("journal", name), ("state", state), ("engine", w.get("engine_version")),
-             ("platform", w.get("platform")), ("trace_format", w.get("trace_format")),
+    facts = [("journal", name), ("state", state), ("engine", w.engine_version),
+             ("platform", w.platform), ("trace_format", w.trace_format),
              ("frames", view.frames), ("head", v.head)]
     turns = sum(len(r.turns) for t in view.tasks.values() for r in t.runs.values())
     all_turns = [t for task in view.tasks.values() for r in task.runs.values()
@@ -392,7 +391,7 @@ def _header(view: TraceView, name: str) -> str:
     error = "" if view.end_error is None else _task_error(view.end_error)
     return (f"<header id=verdict class=v-{v.status}><span class=badge>{badge}</span>"
             f"<span>{_e(v.render())}{''.join(f'<br>{_e(f)}' for f in v.findings[1:])}</span>"
-            f"</header><main><h1>{_e(w.get('workflow'))} "
+            f"</header><main><h1>{_e(w.workflow)} "
             f"<small class='s-{_e(state)}'>{_e(state)}</small></h1>"
             f"<div class=facts>{fact_html}</div><div class=facts id=totals>{total_html}</div>"
             f"{error}")
@@ -402,7 +401,7 @@ def render_html(frames: Iterable[Frame], verdict: TraceVerdict, name: str) -> st
     """The whole page for the journal `name` (its `frames`, under the chain `verdict`)."""
     view = fold(frames, verdict)
     tasks = view.ordered()
-    title = _e(view.workflow.get("workflow") or name)
+    title = _e(view.workflow.workflow or name)
     body = [
         _header(view, name),
         "<nav><label><input type=checkbox id=only> only turns with events (nudges, stalls, "

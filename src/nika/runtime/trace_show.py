@@ -14,7 +14,7 @@ human), and a field the journal does not carry is shown as « unrecorded », nev
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, Final
 
 from rich.console import Console
@@ -22,13 +22,35 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from nika._term import printable
+from nika.runtime.decoded import (
+    TASK_END,
+    Read,
+    ReadAgentStep,
+    ReadBudgetCheckpoint,
+    ReadCacheHit,
+    ReadComposeChecked,
+    ReadCostIncurred,
+    ReadModelCalled,
+    ReadNudged,
+    ReadPermitChecked,
+    ReadRetrying,
+    ReadRunStarted,
+    ReadSettled,
+    ReadStalled,
+    ReadTaskEnded,
+    ReadToolCompleted,
+    ReadToolInvoked,
+    ReadToolsSelected,
+    ReadTurnStarted,
+    ReadVerbInvoked,
+    ReadWorkflowEnded,
+    ReadWorkflowStarted,
+)
 from nika.runtime.trace import Frame, TraceVerdict
 from nika.runtime.trace_view import recovered_from, recovery_text
 
 _OUTCOME_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
                          "skipped": "yellow", "paused": "cyan"}
-_TASK_END: Final = {"task_completed": "success", "task_failed": "failure",
-                    "task_skipped": "skipped", "task_cancelled": "cancelled"}
 _VERDICT_STYLE: Final = {"clean": "green", "finding": "yellow", "forged": "bold red",
                          "incomplete": "yellow", "refused": "bold red"}
 
@@ -44,13 +66,8 @@ def _ms(value: Any) -> str:
     return "unrecorded"
 
 
-def _tokens(fields: Mapping[str, Any]) -> str:
-    return f"{_safe(fields.get('input_tokens'))}→{_safe(fields.get('output_tokens'))} tokens"
-
-
-def _key(value: Any) -> Any:
-    """A journal value usable as a dict key (the journal is untrusted: it may hold anything)."""
-    return value if value is None or isinstance(value, int | str) else repr(value)
+def _tokens(call: ReadCostIncurred | ReadModelCalled) -> str:
+    return f"{_safe(call.input_tokens)}→{_safe(call.output_tokens)} tokens"
 
 
 def _order(run: tuple[Any, Any]) -> tuple[tuple[int, str, int], ...]:
@@ -67,8 +84,8 @@ class _Task:
         self.turns: dict[tuple[Any, Any, Any], Tree] = {}
         self.labelled = False  # a fan-out invokes its verb per item: label the task once
 
-    def run(self, f: Mapping[str, Any]) -> tuple[tuple[Any, Any], Tree]:
-        key = (_key(f.get("iteration")), _key(f.get("attempt")))
+    def run(self, step: ReadAgentStep) -> tuple[tuple[Any, Any], Tree]:
+        key = (step.iteration, step.attempt)
         node = self.runs.get(key)
         if node is None:
             item = "" if key[0] is None else f" item {_safe(key[0])}"
@@ -76,9 +93,9 @@ class _Task:
                 f"[cyan]run{item} · attempt {_safe(key[1])}[/]")
         return key, node
 
-    def turn(self, f: Mapping[str, Any]) -> Tree:
-        key, run = self.run(f)
-        number = _key(f.get("turn"))
+    def turn(self, step: ReadAgentStep) -> Tree:
+        key, run = self.run(step)
+        number = step.turn
         node = self.turns.get((*key, number))
         if node is None:
             node = self.turns[(*key, number)] = run.add(f"[cyan]turn {_safe(number)}[/]")
@@ -95,88 +112,84 @@ class _Task:
         for slot, key in zip(slots, sorted(self.runs, key=_order), strict=True):
             children[slot] = self.runs[key]
 
-    def add(self, frame: Frame) -> None:
-        f, kind = frame.fields, frame.kind
-        agent = f.get("agent_event")
-        if agent == "run_started":
-            self.run(f)
+    def add(self, frame: Frame, record: Read) -> None:
+        if isinstance(record, ReadRunStarted):
+            self.run(record)
             if not self.labelled:
                 self.labelled = True
-                self.tree.label = (f"{self.tree.label} [dim]agent · {_safe(f.get('model'))} · "
-                                   f"universe {_safe(f.get('universe'))}[/]")
-        elif agent is not None and agent != "turn_started":
-            self.turn(f).add(_agent_line(str(agent), f))
-        elif kind == "verb_invoked" and agent is None and not self.labelled:
-            self.labelled = True
-            model = f" · {_safe(f['model'])}" if "model" in f else ""
-            self.tree.label = f"{self.tree.label} [dim]{_safe(f.get('verb'))}{model}[/]"
-        elif kind == "cost_incurred":
-            self.tree.add(f"model {_safe(f.get('model'))} · {_tokens(f)}")
-        elif kind == "permit_checked":
-            style = "green" if f.get("decision") == "allow" else "red"
-            self.tree.add(f"permit [{style}]{_safe(f.get('decision'))}[/] "
-                          f"{_safe(f.get('plane'))} {_safe(f.get('gate'))}")
-        elif kind == "task_cache_hit":
-            item = "" if f.get("iteration") is None else f" item {_safe(f['iteration'])}"
+                self.tree.label = (f"{self.tree.label} [dim]agent · {_safe(record.model)} · "
+                                   f"universe {_safe(record.universe)}[/]")
+        elif isinstance(record, ReadAgentStep):
+            if not isinstance(record, ReadTurnStarted):
+                self.turn(record).add(_agent_line(record))
+        elif isinstance(record, ReadVerbInvoked):
+            if not self.labelled:
+                self.labelled = True
+                model = f" · {_safe(record.model)}" if record.model is not None else ""
+                self.tree.label = f"{self.tree.label} [dim]{_safe(record.verb)}{model}[/]"
+        elif isinstance(record, ReadCostIncurred):
+            self.tree.add(f"model {_safe(record.model)} · {_tokens(record)}")
+        elif isinstance(record, ReadPermitChecked):
+            style = "green" if record.decision == "allow" else "red"
+            self.tree.add(f"permit [{style}]{_safe(record.decision)}[/] "
+                          f"{_safe(record.plane)} {_safe(record.gate)}")
+        elif isinstance(record, ReadCacheHit):
+            item = "" if record.iteration is None else f" item {_safe(record.iteration)}"
             self.tree.add(f"[cyan]cache hit{item}[/] · served from line "
-                          f"{_safe(f.get('matched_line'))} of the resumed journal")
-        elif kind == "checkpoint_written":
-            self.tree.add(f"[dim]checkpoint item {_safe(f.get('iteration'))}[/]")
-        elif kind == "task_retrying":
-            item = "" if f.get("iteration") is None else f"item {_safe(f['iteration'])} "
-            self.tree.add(f"[yellow]retry[/] {item}attempt {_safe(f.get('attempt'))} · "
-                          f"{_safe(f.get('code'))}")
-        elif kind in _TASK_END:
-            self.tree.add(_task_end(_TASK_END[kind], f))
-        elif kind == "tool_invoked":
-            self.tree.add(f"tool {_safe(f.get('tool'))}")
+                          f"{_safe(record.matched_line)} of the resumed journal")
+        elif isinstance(record, ReadTaskEnded):
+            self.tree.add(_task_end(TASK_END[frame.kind], record))
+        elif isinstance(record, ReadSettled):
+            self.tree.add(f"[dim]checkpoint item {_safe(record.iteration)}[/]")
+        elif isinstance(record, ReadRetrying):
+            item = "" if record.iteration is None else f"item {_safe(record.iteration)} "
+            self.tree.add(f"[yellow]retry[/] {item}attempt {_safe(record.attempt)} · "
+                          f"{_safe(record.code)}")
+        elif isinstance(record, ReadToolInvoked):
+            self.tree.add(f"tool {_safe(record.tool)}")
 
 
-def _agent_line(agent: str, f: Mapping[str, Any]) -> str:
-    if agent == "tools_selected":
-        offered = f.get("offered")
-        count = len(offered) if isinstance(offered, list) else "unrecorded"
-        sources = f.get("by_source")
-        split = (" · " + " ".join(f"{_safe(k)} {_safe(v)}" for k, v in sources.items() if v)
-                 if isinstance(sources, dict) else "")
-        return (f"offered {_safe(count)} of {_safe(f.get('universe'))} "
-                f"([bold]{_safe(f.get('mode'))}[/]){split}")
-    if agent == "model_called":
-        return (f"model {_safe(f.get('model'))} · {_tokens(f)} · {_ms(f.get('duration_ms'))} · "
-                f"{_safe(f.get('finish_reason'))}")
-    if agent == "tool_completed":
-        status = (f"[red]error {_safe(f.get('error_code') or '')}[/]" if f.get("is_error")
-                  else f"[green]ok[/] {_safe(f.get('result_bytes'))} B")
-        return (f"tool {_safe(f.get('name'))} [dim]{_safe(f.get('call_id'))}[/] · "
-                f"{_ms(f.get('duration_ms'))} · {status}")
-    if agent == "nudged":
-        return (f"[yellow]nudge[/] {_safe(f.get('reason'))} · period {_safe(f.get('period'))}"
-                f" · ×{_safe(f.get('repeats'))}")
-    if agent == "stalled":
-        return (f"[bold red]stalled[/] period {_safe(f.get('period'))} · "
-                f"×{_safe(f.get('repeats'))}")
-    if agent == "compose_checked":
-        codes = f.get("error_codes")
-        verdict = ("[green]valid[/]" if f.get("valid") else
-                   f"[red]invalid[/] {_safe(', '.join(map(str, codes or [])))}")
-        return (f"compose {verdict} · {_safe(f.get('draft_bytes'))} B draft · "
-                f"{_safe(f.get('escapes'))} escapes")
-    if agent == "budget_checkpoint":
-        cap = f.get("max_tokens_total")
-        return (f"[dim]budget turns {_safe(f.get('turns_used'))}/{_safe(f.get('max_turns'))}"
-                f" · tokens {_safe(f.get('tokens_used'))}/{'∞' if cap is None else _safe(cap)}[/]")
-    return f"{_safe(agent)}"  # an agent event this reader does not know (the additive law)
+def _agent_line(step: ReadAgentStep) -> str:
+    if isinstance(step, ReadToolsSelected):
+        count = len(step.offered) if step.offered is not None else "unrecorded"
+        split = (" · " + " ".join(f"{_safe(k)} {_safe(v)}" for k, v in step.by_source.items()
+                                  if v) if step.by_source else "")
+        return (f"offered {_safe(count)} of {_safe(step.universe)} "
+                f"([bold]{_safe(step.mode)}[/]){split}")
+    if isinstance(step, ReadModelCalled):
+        return (f"model {_safe(step.model)} · {_tokens(step)} · {_ms(step.duration_ms)} · "
+                f"{_safe(step.finish_reason)}")
+    if isinstance(step, ReadToolCompleted):
+        status = (f"[red]error {_safe(step.error_code or '')}[/]" if step.is_error
+                  else f"[green]ok[/] {_safe(step.result_bytes)} B")
+        return (f"tool {_safe(step.name)} [dim]{_safe(step.call_id)}[/] · "
+                f"{_ms(step.duration_ms)} · {status}")
+    if isinstance(step, ReadNudged):
+        return (f"[yellow]nudge[/] {_safe(step.reason)} · period {_safe(step.period)}"
+                f" · ×{_safe(step.repeats)}")
+    if isinstance(step, ReadStalled):
+        return f"[bold red]stalled[/] period {_safe(step.period)} · ×{_safe(step.repeats)}"
+    if isinstance(step, ReadComposeChecked):
+        verdict = ("[green]valid[/]" if step.valid else
+                   f"[red]invalid[/] {_safe(', '.join(step.error_codes or ()))}")
+        return (f"compose {verdict} · {_safe(step.draft_bytes)} B draft · "
+                f"{_safe(step.escapes)} escapes")
+    if isinstance(step, ReadBudgetCheckpoint):
+        cap = step.max_tokens_total
+        return (f"[dim]budget turns {_safe(step.turns_used)}/{_safe(step.max_turns)}"
+                f" · tokens {_safe(step.tokens_used)}/{'∞' if cap is None else _safe(cap)}[/]")
+    return f"{_safe(step.agent_event)}"  # an agent event this reader does not know (additive)
 
 
-def _task_end(status: str, f: Mapping[str, Any]) -> str:
+def _task_end(status: str, end: ReadTaskEnded) -> str:
     style = _OUTCOME_STYLE.get(status, "bold")
-    parts = [f"[{style}]■ {status}[/]", _ms(f.get("duration_ms"))]
-    if "turns" in f:
-        parts.append(f"{_safe(f.get('turns'))} turns · {_safe(f.get('tokens'))} tokens")
-    error = f.get("error")
-    if isinstance(error, dict):
+    parts = [f"[{style}]■ {status}[/]", _ms(end.duration_ms)]
+    if end.turns is not None:
+        parts.append(f"{_safe(end.turns)} turns · {_safe(end.tokens)} tokens")
+    error = end.error
+    if error is not None:
         parts.append(f"{_safe(error.get('code'))} · {_safe(str(error.get('detail', ''))[:160])}")
-    cause = recovered_from(f)
+    cause = recovered_from(end)
     if cause is not None:
         parts.append(f"[yellow]recovered by on_error from {_safe(recovery_text(cause))}[/]")
     return " · ".join(parts)
@@ -189,36 +202,36 @@ def render(frames: Iterable[Frame], verdict: TraceVerdict, name: str, console: C
     style = _VERDICT_STYLE[verdict.status]
     console.print(f"[bold]journal[/] {_safe(name)}")
     console.print(f"[{style}]{_safe(verdict.render())}[/]")
-    end: Frame | None = None
+    end: tuple[str, ReadWorkflowEnded] | None = None
     for frame in frames:
-        if frame.kind == "workflow_started":
-            f = frame.fields
+        record = frame.read()
+        if isinstance(record, ReadWorkflowStarted):
             console.print(
-                f"[bold]▶ {_safe(f.get('workflow'))}[/] · {_safe(f.get('tasks'))} tasks · "
-                f"{_safe(f.get('engine_version'))} · {_safe(f.get('platform'))} · "
-                f"trace_format {_safe(f.get('trace_format'))}")
+                f"[bold]▶ {_safe(record.workflow)}[/] · {_safe(record.tasks)} tasks · "
+                f"{_safe(record.engine_version)} · {_safe(record.platform)} · "
+                f"trace_format {_safe(record.trace_format)}")
         elif frame.task is not None:
             task = tasks.get(frame.task)
             if task is None:
                 task = tasks[frame.task] = _Task(frame.task)
-                invoker = frame.fields.get("parent")
-                parent = tasks.get(invoker) if isinstance(invoker, str) else None
+                invoker = record.parent
+                parent = tasks.get(invoker) if invoker is not None else None
                 if parent is not None:
                     parent.tree.children.append(task.tree)  # a child workflow's task
                 else:
                     roots.append(task)
-            task.add(frame)
-        elif frame.kind.startswith("workflow_"):
-            end = frame
+            task.add(frame, record)
+        elif isinstance(record, ReadWorkflowEnded):
+            end = frame.kind, record
     for task in tasks.values():
         task.finish()
     for task in roots:
         console.print(task.tree)
     if end is not None:
-        state = str(end.fields.get("state", end.kind.removeprefix("workflow_")))
+        kind, last = end
+        state = last.state or kind.removeprefix("workflow_")
         console.print(f"[bold {_OUTCOME_STYLE.get(state, 'white')}]■ workflow {_safe(state)}[/]")
-        if end.kind == "workflow_paused":
-            f = end.fields
-            console.print(f"  awaiting an answer for {_safe(f.get('task_id'))} "
-                          f"({_safe(f.get('mode'))}): {_safe(f.get('message'))} — resume with "
-                          f"--resume and --answer {_safe(f.get('task_id'))}=VALUE")
+        if kind == "workflow_paused":
+            console.print(f"  awaiting an answer for {_safe(last.task_id)} "
+                          f"({_safe(last.mode)}): {_safe(last.message)} — resume with "
+                          f"--resume and --answer {_safe(last.task_id)}=VALUE")

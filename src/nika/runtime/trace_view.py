@@ -1,10 +1,10 @@
 """A run journal folded into what a reader looks at: tasks, their loop runs, and each run's turns.
 
 `fold(frames, verdict)` walks the frames once and builds plain data — no rendering — for the
-trace views (`nika trace show --html`). The journal is untrusted input: every value is read
-through a type check, an absent or ill-typed field stays `None` (a renderer says
-« unrecorded »), and nothing is repaired or guessed. Unknown kinds and fields are ignored
-(17 §the additive law).
+trace views (`nika trace show --html`). The journal is untrusted input: every frame is read
+through its typed record (`decoded`), so an absent or ill-typed field stays `None` (a
+renderer says « unrecorded »), and nothing is repaired or guessed. Unknown kinds and fields
+are ignored (17 §the additive law).
 
 Evidence is attached where a reader needs it: a turn that nudged or stalled names the turns of
 the cycle it saw (`period × repeats` turns ending at it), so their tool calls can be shown as
@@ -15,34 +15,38 @@ calls) is kept whole.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any
 
+from nika.runtime.decoded import (
+    TASK_END,
+    Read,
+    ReadAgentStep,
+    ReadBudgetCheckpoint,
+    ReadComposeChecked,
+    ReadCostIncurred,
+    ReadModelCalled,
+    ReadNudged,
+    ReadPermitChecked,
+    ReadRetrying,
+    ReadRunStarted,
+    ReadStalled,
+    ReadTaskEnded,
+    ReadTaskRecovered,
+    ReadToolCompleted,
+    ReadToolInvoked,
+    ReadToolsSelected,
+    ReadVerbInvoked,
+    ReadWorkflowEnded,
+    ReadWorkflowStarted,
+    as_int,
+    as_str,
+)
 from nika.runtime.trace import Frame, TraceVerdict
 
-TASK_END: Final = {"task_completed": "success", "task_failed": "failure",
-                   "task_skipped": "skipped", "task_cancelled": "cancelled"}
-"""Terminal task frame kind → the task's status."""
-
-N = TypeVar("N", int, float)
-
-
-def as_int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def as_num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def as_str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _key(value: Any) -> int | str | None:
-    """A journal value usable as a key (the journal may hold anything)."""
-    return value if value is None or isinstance(value, int | str) else repr(value)
+RunKey = tuple[int | str | None, int | str | None]
+"""A loop run's `(iteration, attempt)`, as the journal recorded them."""
 
 
 @dataclass(slots=True)
@@ -81,9 +85,9 @@ class Turn:
     latency_ms: float | None = None
     finish_reason: str | None = None
     tools: list[TracedCall] = field(default_factory=list)
-    compose: list[Mapping[str, Any]] = field(default_factory=list)
-    nudge: Mapping[str, Any] | None = None
-    stall: Mapping[str, Any] | None = None
+    compose: list[ReadComposeChecked] = field(default_factory=list)
+    nudge: ReadNudged | None = None
+    stall: ReadStalled | None = None
     turns_used: int | None = None
     max_turns: int | None = None
     tokens_used: int | None = None
@@ -119,8 +123,7 @@ class AgentRun:
             for evidence in (turn.nudge, turn.stall):
                 if evidence is None or not isinstance(turn.number, int):
                     continue
-                period, repeats = as_int(evidence.get("period")), as_int(evidence.get("repeats"))
-                span = (period or 0) * (repeats or 0)
+                span = (evidence.period or 0) * (evidence.repeats or 0)
                 first = turn.number - span + 1
                 for other in numbered:
                     if isinstance(other.number, int) and first <= other.number <= turn.number:
@@ -145,7 +148,7 @@ class TaskView:
     recovered_from: Mapping[str, Any] | None = None
     """The error `on_error: recover` turned into a success (`recovered_from`), {} when the
     journal does not record it."""
-    runs: dict[tuple[int | str | None, int | str | None], AgentRun] = field(default_factory=dict)
+    runs: dict[RunKey, AgentRun] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     """Other facts in frame order (permit decisions, retries, model calls of `infer`)."""
     depth: int = 0
@@ -155,8 +158,8 @@ class TaskView:
     def is_agent(self) -> bool:
         return bool(self.runs)
 
-    def run(self, fields: Mapping[str, Any]) -> AgentRun:
-        key = (_key(fields.get("iteration")), _key(fields.get("attempt")))
+    def run(self, step: ReadAgentStep) -> AgentRun:
+        key = (step.iteration, step.attempt)
         found = self.runs.get(key)
         if found is None:
             found = self.runs[key] = AgentRun(*key)
@@ -169,7 +172,7 @@ class TraceView:
 
     verdict: TraceVerdict
     frames: int = 0
-    workflow: Mapping[str, Any] = field(default_factory=dict)
+    workflow: ReadWorkflowStarted = field(default_factory=ReadWorkflowStarted)
     state: str | None = None
     end_error: Mapping[str, Any] | None = None
     tasks: dict[str, TaskView] = field(default_factory=dict)
@@ -205,12 +208,13 @@ class TraceView:
         return out
 
 
-def _payload_entry(fields: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
-    """`key` of the terminal frame, else of its `outcome` record's payload (13), if a mapping."""
-    direct = fields.get(key)
-    if isinstance(direct, Mapping):
+def _payload_entry(end: ReadTaskEnded, direct: Mapping[str, Any] | None,
+                   key: str) -> Mapping[str, Any] | None:
+    """`direct` (the terminal frame's own `key`), else `key` of its `outcome` record's payload
+    (13), if a mapping."""
+    if direct is not None:
         return direct
-    outcome = fields.get("outcome")
+    outcome = end.outcome
     if isinstance(outcome, str) and len(outcome) < 1 << 20:
         try:
             outcome = json.loads(outcome)
@@ -224,19 +228,19 @@ def _payload_entry(fields: Mapping[str, Any], key: str) -> Mapping[str, Any] | N
     return None
 
 
-def _error(fields: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def _error(end: ReadTaskEnded) -> Mapping[str, Any] | None:
     """The task's error: the `error` mapping, else the `outcome` record's, when one is there."""
-    return _payload_entry(fields, "error")
+    return _payload_entry(end, end.error, "error")
 
 
-def recovered_from(fields: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def recovered_from(end: ReadTaskEnded) -> Mapping[str, Any] | None:
     """What a terminal frame says `on_error: recover` settled the task from: the original
     error record (`code` … `task_id`, `attempt`), `{}` when a recovered task's frame does not
     record it (an older journal), None when the task was not recovered."""
-    found = _payload_entry(fields, "recovered_from")
+    found = _payload_entry(end, end.recovered_from, "recovered_from")
     if found is not None:
         return found
-    outcome = fields.get("outcome")
+    outcome = end.outcome
     return {} if isinstance(outcome, str) and '"cause":"recovered"' in outcome else None
 
 
@@ -256,106 +260,82 @@ def recovery_text(cause: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def _numbers(value: Any, read: Callable[[Any], N | None]) -> dict[str, N]:
-    """The entries of a journal mapping whose values read as numbers."""
-    if not isinstance(value, Mapping):
-        return {}
-    out: dict[str, N] = {}
-    for key, raw in value.items():
-        number = read(raw)
-        if number is not None:
-            out[str(key)] = number
-    return out
-
-
-def _agent(task: TaskView, agent: str, f: Mapping[str, Any]) -> None:
-    run = task.run(f)
-    if agent == "run_started":
-        run.model, run.universe = as_str(f.get("model")), as_int(f.get("universe"))
+def _agent(task: TaskView, step: ReadAgentStep) -> None:
+    run = task.run(step)
+    if isinstance(step, ReadRunStarted):
+        run.model, run.universe = step.model, step.universe
         task.verb = "agent"
         task.model = task.model or run.model
         return
-    if agent == "turn_started":
-        run.turn(_key(f.get("turn")))
-        return
-    turn = run.turn(_key(f.get("turn")))
-    if agent == "tools_selected":
-        offered = f.get("offered")
-        if isinstance(offered, list):
-            turn.offered = tuple(str(name) for name in offered)
-        turn.universe = as_int(f.get("universe"))
-        turn.mode, turn.reason = as_str(f.get("mode")), as_str(f.get("reason"))
-        turn.scores = _numbers(f.get("scores"), as_num)
-        turn.by_source = _numbers(f.get("by_source"), as_int)
-    elif agent == "model_called":
-        turn.model, turn.finish_reason = as_str(f.get("model")), as_str(f.get("finish_reason"))
-        turn.input_tokens, turn.output_tokens = as_int(f.get("input_tokens")), as_int(
-            f.get("output_tokens"))
-        turn.latency_ms = as_num(f.get("duration_ms"))
-    elif agent == "tool_completed":
+    turn = run.turn(step.turn)
+    if isinstance(step, ReadToolsSelected):
+        turn.offered, turn.universe = step.offered, step.universe
+        turn.mode, turn.reason = step.mode, step.reason
+        turn.scores, turn.by_source = dict(step.scores), dict(step.by_source)
+    elif isinstance(step, ReadModelCalled):
+        turn.model, turn.finish_reason = step.model, step.finish_reason
+        turn.input_tokens, turn.output_tokens = step.input_tokens, step.output_tokens
+        turn.latency_ms = step.duration_ms
+    elif isinstance(step, ReadToolCompleted):
         turn.tools.append(TracedCall(
-            name=as_str(f.get("name")), call_id=as_str(f.get("call_id")),
-            source=as_str(f.get("source")), ok=f.get("is_error") is False,
-            error_code=as_str(f.get("error_code")), duration_ms=as_num(f.get("duration_ms")),
-            result_bytes=as_int(f.get("result_bytes")), arguments=as_str(f.get("arguments")),
-            result=as_str(f.get("result"))))
-    elif agent == "budget_checkpoint":
-        turn.turns_used, turn.max_turns = as_int(f.get("turns_used")), as_int(f.get("max_turns"))
-        turn.tokens_used = as_int(f.get("tokens_used"))
-        turn.max_tokens = as_int(f.get("max_tokens_total"))
-    elif agent == "nudged":
-        turn.nudge = dict(f)
-    elif agent == "stalled":
-        turn.stall = dict(f)
-    elif agent == "compose_checked":
-        turn.compose.append(dict(f))
+            name=step.name, call_id=step.call_id, source=step.source,
+            ok=step.is_error is False, error_code=step.error_code,
+            duration_ms=step.duration_ms, result_bytes=step.result_bytes,
+            arguments=step.arguments, result=step.result))
+    elif isinstance(step, ReadBudgetCheckpoint):
+        turn.turns_used, turn.max_turns = step.turns_used, step.max_turns
+        turn.tokens_used, turn.max_tokens = step.tokens_used, step.max_tokens_total
+    elif isinstance(step, ReadNudged):
+        turn.nudge = step
+    elif isinstance(step, ReadStalled):
+        turn.stall = step
+    elif isinstance(step, ReadComposeChecked):
+        turn.compose.append(step)
 
 
-def _note(kind: str, f: Mapping[str, Any]) -> str | None:
-    if kind == "permit_checked":
-        return f"permit {f.get('decision')} · {f.get('gate')} {f.get('target', '')}".rstrip()
-    if kind == "task_retrying":
-        return f"retry · attempt {f.get('attempt')} · {f.get('code')}"
-    if kind == "cost_incurred":
-        return (f"model {f.get('model')} · {f.get('input_tokens')}→{f.get('output_tokens')} "
-                "tokens")
-    if kind == "tool_invoked":
-        return f"tool {f.get('tool')}"
+def _note(record: Read) -> str | None:
+    if isinstance(record, ReadPermitChecked):
+        return f"permit {record.decision} · {record.gate}".rstrip()
+    if isinstance(record, ReadRetrying):
+        return f"retry · attempt {record.attempt} · {record.code}"
+    if isinstance(record, ReadCostIncurred):
+        return f"model {record.model} · {record.input_tokens}→{record.output_tokens} tokens"
+    if isinstance(record, ReadToolInvoked):
+        return f"tool {record.tool}"
     return None
 
 
-def _task_frame(task: TaskView, frame: Frame) -> None:
-    f, kind = frame.fields, frame.kind
-    stamp = frame.timestamp
+def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
+    kind, stamp = frame.kind, frame.timestamp
     if stamp is not None:
         # The bar spans the run of the task: from its (first) start, not its scheduling.
         if task.start_ns is None or (kind == "task_started" and not task.started):
             task.start_ns = stamp
         task.end_ns = stamp if task.end_ns is None else max(task.end_ns, stamp)
     task.started = task.started or kind == "task_started"
-    agent = as_str(f.get("agent_event"))
-    if agent is not None:
-        _agent(task, agent, f)
-        return
-    if kind == "verb_invoked" and task.verb is None:
-        task.verb, task.model = as_str(f.get("verb")), as_str(f.get("model"))
-    elif kind in TASK_END:
+    if isinstance(record, ReadAgentStep):
+        _agent(task, record)
+    elif isinstance(record, ReadVerbInvoked):
+        if task.verb is None:
+            task.verb, task.model = record.verb, record.model
+    elif isinstance(record, ReadTaskEnded):
         task.status = TASK_END[kind]
-        task.duration_ms = as_num(f.get("duration_ms"))
-        task.turns, task.tokens = as_int(f.get("turns")), as_int(f.get("tokens"))
-        task.error = _error(f) if kind == "task_failed" else None
-        task.recovered_from = recovered_from(f) or task.recovered_from
+        task.duration_ms = record.duration_ms
+        task.turns, task.tokens = record.turns, record.tokens
+        task.error = _error(record) if kind == "task_failed" else None
+        task.recovered_from = recovered_from(record) or task.recovered_from
         if stamp is not None:
             task.end_ns = stamp
-    elif kind == "task_recovered":
+    elif isinstance(record, ReadTaskRecovered):
         task.recovered_from = {}  # the terminal frame names the cause
-    elif (note := _note(kind, f)) is not None:
+    elif (note := _note(record)) is not None:
         task.notes.append(note)
 
 
 def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
     """Fold `frames` (in journal order) under their chain `verdict`."""
     view = TraceView(verdict)
+    started = False
     for frame in frames:
         view.frames += 1
         if frame.timestamp is not None:
@@ -363,18 +343,18 @@ def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
                 view.first_ns, frame.timestamp)
             view.last_ns = frame.timestamp if view.last_ns is None else max(
                 view.last_ns, frame.timestamp)
-        if frame.kind == "workflow_started" and not view.workflow:
-            view.workflow = dict(frame.fields)
+        record = frame.read()
+        if isinstance(record, ReadWorkflowStarted):
+            if not started:
+                view.workflow, started = record, True
         elif frame.task is not None:
             task = view.tasks.get(frame.task)
             if task is None:
-                task = view.tasks[frame.task] = TaskView(frame.task)
-                task.parent = as_str(frame.fields.get("parent"))
-            _task_frame(task, frame)
-        elif frame.kind.startswith("workflow_") and frame.kind != "workflow_started":
-            view.state = as_str(frame.fields.get("state")) or frame.kind.removeprefix("workflow_")
-            error = frame.fields.get("error")
-            view.end_error = error if isinstance(error, Mapping) else None
+                task = view.tasks[frame.task] = TaskView(frame.task, parent=record.parent)
+            _task_frame(task, frame, record)
+        elif isinstance(record, ReadWorkflowEnded):
+            view.state = record.state or frame.kind.removeprefix("workflow_")
+            view.end_error = record.error
     for task in view.tasks.values():
         for run in task.runs.values():
             run.mark_cycles()

@@ -26,8 +26,10 @@ from typing import Any, Final
 
 from nika._term import printable
 from nika.prices import table_pin
+from nika.runtime.decoded import ReadCostIncurred, ReadModelCalled, ReadWorkflowEnded
+from nika.runtime.frames import PricedCall
 from nika.runtime.ledger import fold
-from nika.runtime.trace import TERMINAL_KINDS, TraceVerdict, frame_fields, verify
+from nika.runtime.trace import TERMINAL_KINDS, Frame, TraceVerdict, verify
 
 MANIFEST_FIELDS: Final = (
     "workflow", "permits", "permits_json", "workflow_sha256", "workflow_sha256_lf",
@@ -43,18 +45,24 @@ class _Collector:
     """Keeps what the report needs from the chain-verified frames."""
 
     def __init__(self) -> None:
-        self.prologue: dict[str, Any] | None = None
-        self.calls: list[dict[str, Any]] = []
-        self.terminal: dict[str, Any] | None = None
+        self.prologue: Mapping[str, Any] | None = None
+        self.calls: list[PricedCall] = []
+        self.total: float | None = None
+        self._ended = False
 
-    def __call__(self, line: int, frame: Mapping[str, Any]) -> None:
-        kind = frame.get("kind")
-        if line == 1 and kind == "workflow_started":
-            self.prologue = frame_fields(frame)
-        elif kind == "cost_incurred":
-            self.calls.append(frame_fields(frame))
-        elif kind in TERMINAL_KINDS and self.terminal is None:
-            self.terminal = frame_fields(frame)
+    def __call__(self, frame: Frame) -> None:
+        if frame.line == 1 and frame.kind == "workflow_started":
+            self.prologue = frame.fields  # the boot manifest: an open set of claims
+        elif frame.kind == "cost_incurred":
+            record = frame.read()
+            if isinstance(record, ReadCostIncurred | ReadModelCalled):
+                self.calls.append((record.model or "", record.input_tokens,
+                                   record.output_tokens))
+        elif frame.kind in TERMINAL_KINDS and not self._ended:
+            self._ended = True
+            record = frame.read()
+            if isinstance(record, ReadWorkflowEnded):
+                self.total = record.total_cost_usd
 
 
 def report(data: bytes, *, head: str | None = None) -> tuple[TraceVerdict, list[str]]:
@@ -71,7 +79,7 @@ def report(data: bytes, *, head: str | None = None) -> tuple[TraceVerdict, list[
         lines += [f"  {name}: {_value(seen.prologue[name])}" for name in _CLAIMS
                   if name in seen.prologue]
     if verdict.walks:
-        lines.append(cost_replay(seen.prologue, seen.calls, seen.terminal))
+        lines.append(cost_replay(seen.prologue, seen.calls, seen.total))
     return verdict, [printable(line) for line in lines]
 
 
@@ -101,8 +109,8 @@ def _render_pin(pin: Mapping[str, str]) -> str:
     return f"{pin['schema']} as of {pin['as_of']} (sha256 {pin['sha256_16']})"
 
 
-def cost_replay(prologue: Mapping[str, Any] | None, calls: list[dict[str, Any]],
-                terminal: Mapping[str, Any] | None) -> str:
+def cost_replay(prologue: Mapping[str, Any] | None, calls: list[PricedCall],
+                total: float | None) -> str:
     """The cost-replay leg's line (see the module docstring)."""
     if prologue is None or "pricing" not in prologue:
         return ("cost-replay: unrecorded · the boot manifest pins no pricing table (the run "
@@ -117,8 +125,7 @@ def cost_replay(prologue: Mapping[str, Any] | None, calls: list[dict[str, Any]],
     line = (f"cost-replay: replayed · {len(calls)} model call(s) re-priced at the pinned table "
             f"({_render_pin(local)}): ${spend.usd:.6f} over {spend.priced} priced call(s), "
             f"{sum(spend.unpriced.values())} unpriced")
-    total = terminal.get("total_cost_usd") if terminal else None
-    if isinstance(total, int | float) and not isinstance(total, bool):
+    if total is not None:
         agrees = _micros(spend.usd) == _micros(Decimal(str(total)))
         line += (" · agrees with the journaled total" if agrees else
                  f" · DIVERGES from the journaled total ${total:.6f}")
