@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeVar
+from typing import Any, ClassVar, Final, Literal, Protocol, TypeVar
 
 from nika.agent.observe import (
     AgentEvent,
@@ -72,12 +72,14 @@ frame's `kind` is one of these (a test walks every frame class)."""
 WorkflowState = Literal["success", "failure", "cancelled", "paused"]
 Pair = tuple[str, Any]
 
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
 
-    _D = TypeVar("_D", bound=DataclassInstance)
-else:
-    _D = TypeVar("_D")
+class _Dataclass(Protocol):
+    """Any dataclass instance (what `dataclasses.fields` and `replace` take)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+
+_D = TypeVar("_D", bound=_Dataclass)
 
 _RULE: Final = "wire"
 _ABSENT: Final = "absent"
