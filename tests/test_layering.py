@@ -8,23 +8,26 @@ The layers, bottom to top, and what each may import besides itself:
 |           | analyzer, bm25, netfloor, prices, energy,   |                                 |
 |           | _gc, _term                                  |                                 |
 | syntax    | nika.syntax.* (incl. the provider catalog)  | bottom                          |
-| check     | nika.check.*                                | bottom, syntax                  |
-| agent     | nika.agent.*                                | bottom, syntax, check (compose) |
+| stdlib    | nika.stdlib.* (the builtins' declarations)  | bottom, syntax                  |
+| check     | nika.check.*                                | bottom, syntax, stdlib          |
+| agent     | nika.agent.*                                | bottom, syntax, stdlib, check   |
 | providers | nika.providers.*                            | bottom, syntax, agent (seams)   |
-| tools     | nika.tools.*                                | bottom, syntax, check, agent    |
+| tools     | nika.tools.*                                | bottom, syntax, stdlib, check,  |
+|           |                                             | agent                           |
 | runtime   | nika.runtime.*                              | all of the above                |
 | telemetry | nika.telemetry.* (renders run/agent events) | all of the above and runtime    |
 | cli       | nika.cli                                    | everything below                |
 | facade    | nika (the package `__init__`)               | everything below                |
 
 `providers` and `tools` are siblings: neither imports the other. `check` in particular never
-imports agent, providers, runtime or tools. The one sanctioned upward edge is the version
-constant: `from nika import __version__` (journal headers, telemetry resource, `--version`).
-Imports under `if TYPE_CHECKING:` and inside functions count like any other: mypy reads
-them, and a deferred import is still a dependency. So does `importlib.import_module`: a
-literal name is read where it stands; a computed one (the check ladder's `RUNGS`, the facade's
-lazy `_HOMES`) must name, in `COMPUTED` below, the constant table it loads from, and every
-module in that table is an edge of the caller.
+imports agent, providers, runtime or tools; it reads each builtin's argument contract from
+`stdlib`, the same declarations the executor in `tools` judges calls by. The one sanctioned
+upward edge is the version constant: `from nika import __version__` (journal headers,
+telemetry resource, `--version`). Imports under `if TYPE_CHECKING:` and inside functions
+count like any other: mypy reads them, and a deferred import is still a dependency. So does
+`importlib.import_module`: a literal name is read where it stands; a computed one (the check
+ladder's `RUNGS`, the facade's lazy `_HOMES`) must name, in `COMPUTED` below, the constant
+table it loads from, and every module in that table is an edge of the caller.
 """
 
 from __future__ import annotations
@@ -44,23 +47,22 @@ BOTTOM: Final = frozenset(
      "prices", "energy", "_gc", "_term"}
 )
 
+_BELOW_RUNTIME: Final = frozenset(
+    {"bottom", "syntax", "stdlib", "check", "agent", "providers", "tools"}
+)
+
 ALLOWED: Final[dict[str, frozenset[str]]] = {
     "bottom": frozenset({"bottom"}),
     "syntax": frozenset({"bottom", "syntax"}),
-    "check": frozenset({"bottom", "syntax", "check"}),
-    "agent": frozenset({"bottom", "syntax", "check", "agent"}),
+    "stdlib": frozenset({"bottom", "syntax", "stdlib"}),
+    "check": frozenset({"bottom", "syntax", "stdlib", "check"}),
+    "agent": frozenset({"bottom", "syntax", "stdlib", "check", "agent"}),
     "providers": frozenset({"bottom", "syntax", "agent", "providers"}),
-    "tools": frozenset({"bottom", "syntax", "check", "agent", "tools"}),
-    "runtime": frozenset({"bottom", "syntax", "check", "agent", "providers", "tools", "runtime"}),
-    "telemetry": frozenset(
-        {"bottom", "syntax", "check", "agent", "providers", "tools", "runtime", "telemetry"}
-    ),
-    "cli": frozenset(
-        {"bottom", "syntax", "check", "agent", "providers", "tools", "runtime", "telemetry", "cli"}
-    ),
-    "facade": frozenset(
-        {"bottom", "syntax", "check", "agent", "providers", "tools", "runtime", "telemetry", "cli"}
-    ),
+    "tools": frozenset({"bottom", "syntax", "stdlib", "check", "agent", "tools"}),
+    "runtime": _BELOW_RUNTIME | {"runtime"},
+    "telemetry": _BELOW_RUNTIME | {"runtime", "telemetry"},
+    "cli": _BELOW_RUNTIME | {"runtime", "telemetry", "cli"},
+    "facade": _BELOW_RUNTIME | {"runtime", "telemetry", "cli"},
 }
 
 
@@ -193,6 +195,13 @@ def test_no_import_in_src_points_up() -> None:
             is_package=file.name == "__init__.py",
         )
     assert found == [], "upward imports:\n" + "\n".join(found)
+
+
+def test_the_builtin_declarations_sit_below_check_and_tools() -> None:
+    assert violations("from nika.stdlib import DECLARATIONS\n", "nika.check.builtins") == []
+    assert violations("from nika.stdlib.net import FETCH\n", "nika.tools.builtins.fetch") == []
+    assert violations("from nika.check import check\n", "nika.stdlib.core") != []
+    assert violations("from nika.tools import builtins\n", "nika.stdlib.core") != []
 
 
 def test_the_provider_catalog_is_language_data_below_check() -> None:

@@ -1,0 +1,174 @@
+"""A builtin's declaration: the one statement of its argument contract.
+
+`Declaration` holds the JSON Schema of the args (the subset `_schema` judges, which is also
+what a model reads as the tool's parameters), the few rules a schema cannot state as named
+predicates (`Rule`), and the codes a violation carries. `nika check` asks it for every
+refusal of the literal args (`static=True`); the executor asks it for the first refusal of
+the resolved args before the builtin runs — the same judge, the same words, the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, NamedTuple
+
+from nika.errors import NikaError
+from nika.stdlib._schema import Misfit, json_type, misfits, templated
+
+CONTRACT: Final = "NIKA-BUILTIN-001"
+"""The code of a broken static arg contract, where the stdlib names no builtin code."""
+
+_SPOKEN: Final = {
+    "null": "null", "boolean": "a boolean", "integer": "an integer", "number": "a number",
+    "string": "a string", "object": "a map", "array": "a list",
+}  # fmt: skip
+
+
+class Problem(NamedTuple):
+    """What a rule found: the prescriptive detail, the arg it points at, and a code of its
+    own when the finding is another family's (a jq program that does not compile)."""
+
+    detail: str
+    arg: str | None = None
+    code: str | None = None
+
+
+Test = Callable[[Mapping[str, Any]], Problem | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A rule the schema cannot state — between args, or on what a value means — as a named
+    predicate over the args (which fit the schema by then).
+
+    `reads` names the args whose VALUES it reads: the check skips the rule while one of them
+    is a `${{ }}` template (presence is always known). A `source` rule judges how the file
+    SPELLS a value (a key that must be a secret reference), so only the check applies it.
+    """
+
+    name: str
+    reads: tuple[str, ...]
+    test: Test
+    code: str | None = None
+    source: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """One broken contract: its code and detail, the top-level arg it concerns (None: the
+    args as a whole), the path into the args, and the rule that found it (None: the schema)."""
+
+    code: str
+    detail: str
+    arg: str | None = None
+    path: tuple[str, ...] = ()
+    rule: str | None = None
+
+    def error(self, tool: str) -> NikaError:
+        """The refusal as the executor raises it."""
+        return NikaError(self.code, f"{tool}: {self.detail}",
+                         details={"tool": tool, "path": list(self.path)})
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """One builtin's argument contract (see the module docstring).
+
+    `code` is what a violation carries; `codes` overrides it for a VALUE of one top-level
+    arg where the stdlib names the builtin's own code (`nika:edit`'s `count:`).
+    """
+
+    name: str
+    schema: Mapping[str, Any]
+    rules: tuple[Rule, ...] = ()
+    code: str = CONTRACT
+    codes: Mapping[str, str] = field(default_factory=dict)
+
+    def refusals(self, args: Mapping[str, Any], *, static: bool = False) -> list[Refusal]:
+        """Every refusal, schema first, then the rules. `static`: `args` are as the file
+        writes them (templated values are the run's to judge); otherwise they are resolved,
+        and the rules run only on args that fit the schema."""
+        found = list(misfits(self.schema, args, static=static))
+        out = [self._misfit(m) for m in found]
+        if found and not static:
+            return out
+        unfit = {m.path[0] if m.path else m.key for m in found}
+        for rule in self.rules:
+            if static and not rule.source and any(
+                    a in unfit or (a in args and templated(args[a])) for a in rule.reads):
+                continue
+            if rule.source and not static:
+                continue
+            problem = rule.test(args)
+            if problem is not None and problem.arg not in unfit:
+                out.append(Refusal(problem.code or rule.code or self.code, problem.detail,
+                                   problem.arg, (problem.arg,) if problem.arg else (), rule.name))
+        return out
+
+    def refusal(self, args: Mapping[str, Any]) -> Refusal | None:
+        """The first refusal of resolved args (None: the call may run)."""
+        found = self.refusals(args)
+        return found[0] if found else None
+
+    def _misfit(self, m: Misfit) -> Refusal:
+        arg = str(m.path[0]) if m.path else m.key
+        path = tuple(str(p) for p in m.path) + ((m.key,) if m.key is not None else ())
+        code = self.codes.get(str(m.path[0]), self.code) if m.path else self.code
+        return Refusal(code, _say(self.name, m), arg, path)
+
+
+def _where(path: tuple[str | int, ...]) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else p)
+    return out
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _spoken(kind: Any) -> str:
+    kinds = [kind] if isinstance(kind, str) else list(kind)
+    return " or ".join(_SPOKEN.get(k, k) for k in kinds)
+
+
+def _say(tool: str, m: Misfit) -> str:
+    """The prescriptive detail of one misfit."""
+    where, s, value = _where(m.path), m.schema, m.value
+    if m.keyword == "required":
+        return (f"missing required arg `{m.key}:`" if not m.path
+                else f"`{where}:` is missing its required `{m.key}:`")
+    if m.keyword == "additionalProperties":
+        names = ", ".join(sorted(s.get("properties", {}))) or "none"
+        if not m.path:
+            return f"unknown arg `{m.key}:`; the args are {names} (remove or rename it)"
+        return f"unknown key `{m.key}:` in `{where}:`; its keys are {names}"
+    if m.keyword == "type":
+        return (f"`{where}: {_shown(value)}` is {_SPOKEN.get(json_type(value), json_type(value))}"
+                f"; `{where}:` of `{tool}` is {_spoken(s['type'])}")
+    if m.keyword == "enum":
+        return f"`{where}: {_shown(value)}` is not one of {', '.join(map(str, s['enum']))}"
+    if m.keyword == "pattern":
+        return f"`{where}: {_shown(value)}` must match {s['pattern']}"
+    if m.keyword in ("minLength", "maxLength"):
+        if m.keyword == "minLength" and s["minLength"] == 1:
+            return f"`{where}:` must not be empty"
+        bound = "at least" if m.keyword == "minLength" else "at most"
+        return f"`{where}:` must be {bound} {s[m.keyword]} characters (it has {len(value)})"
+    if m.keyword in ("minimum", "maximum"):
+        return f"`{where}: {_shown(value)}` must be {_span(s)}"
+    if m.keyword in ("minItems", "maxItems"):
+        bound = "at least" if m.keyword == "minItems" else "at most"
+        return f"`{where}:` has {len(value)} items; it takes {bound} {s[m.keyword]}"
+    return f"`{where}: {_shown(value)}` is not {s.get('description', 'of an allowed shape')}"
+
+
+def _span(schema: Mapping[str, Any]) -> str:
+    noun = "an integer" if schema.get("type") == "integer" else "a number"
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if low is not None and high is not None:
+        return f"{noun} in {low}..={high}"
+    return f"{noun} ≥ {low}" if low is not None else f"{noun} ≤ {high}"

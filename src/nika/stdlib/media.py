@@ -1,0 +1,113 @@
+"""Media and decision builtins: chart · image_generate · image_fx · tts_generate · decide
+(stdlib §Media, §Audio, spec 11 §nika:decide).
+
+This engine serves `tts_generate` (provider `mock`) and none of the others
+(`check/capability.py`); their arguments are still judged, so an authoring error is named
+before the capability refusal. The unserved ones stay open: an arg the stdlib adds later
+is not refused here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from nika.stdlib._declare import Declaration, Problem, Rule
+from nika.stdlib._shapes import ARRAY, BOOLEAN, OBJECT, anything, choice, integer, obj, text
+
+TTS_PROVIDERS: Final = ("local", "openai", "elevenlabs", "mock")
+MAX_SPEECH: Final = 4096
+"""The most characters one `nika:tts_generate` speaks (fan longer scripts out with for_each)."""
+
+
+def _svg(a: Mapping[str, Any]) -> Problem | None:
+    if not a["out"].endswith(".svg"):
+        return Problem(f"`out: {a['out']!r}` must end in .svg (SVG is the attestation surface)",
+                       "out")
+    return None
+
+
+CHART = Declaration("nika:chart", obj({
+    "data": anything("The rows to chart."),
+    "out": text(),
+    "chart": obj({"type": choice("bar", "line", "area_band", "scatter", "heatmap")},
+                 closed=False),
+}, ("data", "out"), closed=False), rules=(Rule("out-is-svg", ("out",), _svg),))  # fmt: skip
+
+DECIDE = Declaration("nika:decide", obj({
+    "bundle": {"type": ["string", "object"]},
+    "evidence": anything("The evidence snapshot."),
+}, ("bundle", "evidence"), closed=False))  # fmt: skip
+
+
+def _save_reserved(a: Mapping[str, Any]) -> Problem | None:
+    if a.get("save") is False:
+        return Problem("`save: false` is reserved in v0.1; images are always saved to "
+                       "`output_dir:`", "save")
+    return None
+
+
+def _references_reserved(a: Mapping[str, Any]) -> Problem | None:
+    if "reference_images" in a:
+        return Problem("`reference_images:` is reserved in v0.1", "reference_images")
+    return None
+
+
+def _edit_sources(a: Mapping[str, Any]) -> Problem | None:
+    sources = [k for k in ("image", "images") if k in a]
+    if a.get("mode", "generate") == "edit":
+        if len(sources) != 1:
+            return Problem("`mode: edit` needs exactly one source: `image:` (one path) XOR "
+                           "`images:` (paths)", "mode")
+    elif sources or "mask" in a:
+        return Problem("`image:`/`images:`/`mask:` apply only with `mode: edit`",
+                       sources[0] if sources else "mask")
+    return None
+
+
+IMAGE_GENERATE = Declaration("nika:image_generate", obj({
+    "prompt": text(),
+    "output_dir": text(),
+    "provider": choice("local", "openai", "gemini", "xai", "mock"),
+    "model": text(),
+    "mode": choice("generate", "edit"),
+    "aspect_ratio": choice("1:1", "16:9", "9:16", "4:3", "3:4", "3:2", "2:3", "21:9"),
+    "quality": choice("auto", "low", "medium", "high", "ultra"),
+    "format": choice("png", "jpeg", "webp"),
+    "background": choice("auto", "transparent", "opaque"),
+    "n": integer(1, 10),
+    "compression": integer(0, 100),
+    "save": BOOLEAN,
+    "image": text(),
+    "images": ARRAY,
+    "mask": text(),
+    "reference_images": anything("Reserved in v0.1."),
+}, ("prompt", "output_dir"), closed=False), rules=(
+    Rule("save-is-reserved", ("save",), _save_reserved),
+    Rule("reference-images-are-reserved", (), _references_reserved),
+    Rule("edit-needs-one-source", ("mode",), _edit_sources),
+))  # fmt: skip
+
+IMAGE_FX = Declaration("nika:image_fx", obj({
+    "input": text(),
+    "out": text(),
+    "ops": {"type": "array", "minItems": 1, "maxItems": 32,
+            "description": "an ordered list of single-key operations"},
+    "seed": integer(),
+}, ("input", "out", "ops"), closed=False))  # fmt: skip
+
+TTS_GENERATE = Declaration("nika:tts_generate", obj({
+    "provider": choice(*TTS_PROVIDERS),
+    "model": text(),
+    "text": text(minLength=1, maxLength=MAX_SPEECH),
+    "voice": text(pattern="^[A-Za-z0-9_-]{1,64}$"),
+    "format": choice("mp3", "wav", "auto"),
+    "speed": {"type": "number", "minimum": 0.25, "maximum": 4.0},
+    "output_dir": text(),
+    "filename_prefix": text(),
+    "metadata": OBJECT,
+    "manifest": BOOLEAN,
+    "timeout_ms": integer(1, 600_000),
+}, ("text", "output_dir")), code="NIKA-BUILTIN-TTS_GENERATE-001")  # fmt: skip
+
+DECLARATIONS: Final = (CHART, DECIDE, IMAGE_GENERATE, IMAGE_FX, TTS_GENERATE)
