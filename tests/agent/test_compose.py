@@ -132,9 +132,9 @@ async def test_the_verdict_reports_lints_so_the_agent_can_fix_them() -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        ({}, "workflow_yaml = missing"),
-        ({"workflow_yaml": 42}, "a int, not a string"),
-        ({"workflow_yaml": VALID, "run": True}, "unexpected arguments ['run']"),
+        ({}, "missing required arg `workflow_yaml:`"),
+        ({"workflow_yaml": 42}, "`workflow_yaml: 42` is an integer"),
+        ({"workflow_yaml": VALID, "run": True}, "unknown arg `run:`"),
         ({"workflow_yaml": "nika: x\ud800"}, "unpaired surrogate"),
     ],
 )

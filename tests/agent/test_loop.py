@@ -475,7 +475,7 @@ async def test_done_with_unknown_args_is_fed_back() -> None:
     script = [calling(call("nika:done", {"summary": "x"})), calling(call("nika:done"))]
     result, provider, _ = await run(spec(["nika:done"]), script)
     fed = provider.requests[1].messages[-1]
-    assert isinstance(fed, ToolResultMessage) and fed.is_error and "'summary'" in fed.content
+    assert isinstance(fed, ToolResultMessage) and fed.is_error and "`summary:`" in fed.content
     assert result.turns == 2
 
 

@@ -74,7 +74,7 @@ def codes(tool: str, args: str) -> list[str]:
         ("nika:hash", "{ op: sign, content: abc, key: inline-key }", "NIKA-BUILTIN-HASH-001"),
         ("nika:hash", "{ content: abc, signature: beef }", "NIKA-BUILTIN-HASH-001"),
         ("nika:hash", "{ algo: md5, content: abc }", "NIKA-BUILTIN-HASH-001"),
-        ("nika:convert", "{ input: x, from: csv, to: csv }", "NIKA-BUILTIN-001"),
+        ("nika:convert", "{ input: x, from: csv, to: csv }", "NIKA-BUILTIN-CONVERT-001"),
         (
             "nika:prompt",
             "{ message: m, mode: choice, choices: [a, b], default: c }",
@@ -83,7 +83,7 @@ def codes(tool: str, args: str) -> list[str]:
         ("nika:inspect", "{ view: everything }", "NIKA-BUILTIN-INSPECT-001"),
         ("nika:image_generate", "{ prompt: p, output_dir: ./a, mode: edit }", "NIKA-BUILTIN-001"),
         ("nika:chart", "{ data: [], out: chart.png }", "NIKA-BUILTIN-001"),
-        ("nika:emit", "{ event_type: Bad Type }", "NIKA-BUILTIN-001"),
+        ("nika:emit", "{ event_type: Bad Type }", "NIKA-BUILTIN-EMIT-001"),
     ],
 )
 def test_refused(tool: str, args: str, code: str) -> None:
@@ -174,7 +174,7 @@ def test_a_list_where_a_string_belongs_is_a_shape_finding_not_a_crash() -> None:
         ("nika:read", "{ path: [a] }", "NIKA-BUILTIN-001"),
         ("nika:read", "{ path: x, bogus: 1 }", "NIKA-BUILTIN-001"),  # the run's schema is closed
         ("nika:write", "{ path: x, content: y, overwrite: 'yes' }", "NIKA-BUILTIN-001"),
-        ("nika:edit", "{ path: x, find: a, replace: b, count: 1.5 }", "NIKA-BUILTIN-001"),
+        ("nika:edit", "{ path: x, find: a, replace: b, count: 1.5 }", "NIKA-BUILTIN-EDIT-001"),
         ("nika:fetch", "{ url: 'https://a.example', method: [POST], body: x }", "NIKA-BUILTIN-001"),
         ("nika:inspect", "{ view: { a: 1 } }", "NIKA-BUILTIN-INSPECT-001"),
         ("nika:image_generate", "{ prompt: p, output_dir: o, provider: [] }", "NIKA-BUILTIN-001"),

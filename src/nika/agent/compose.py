@@ -26,6 +26,7 @@ from nika.agent.observe import ComposeChecked
 from nika.agent.seams import ToolDefinition, ToolName, ToolResult
 from nika.check import RUNGS, Verdict, check
 from nika.errors import NikaError
+from nika.stdlib.core import COMPOSE
 
 if TYPE_CHECKING:
     from nika.agent.intrinsic import IntrinsicOutcome, LoopContext
@@ -79,14 +80,7 @@ class ComposeIntrinsic:
             "non-canonical forms, each with its `fix`. Repair and check again until `valid` "
             "is true and `lints` is empty."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                _ARG: {"type": "string", "description": "The complete workflow YAML draft."}
-            },
-            "required": [_ARG],
-            "additionalProperties": False,
-        },
+        parameters=COMPOSE.schema,
         source="builtin",
     )
 
@@ -98,15 +92,15 @@ class ComposeIntrinsic:
 
     async def serve(self, args: Mapping[str, Any], ctx: LoopContext) -> IntrinsicOutcome:
         """Check `args['workflow_yaml']` and return the verdict JSON (or a tool error)."""
-        draft = args.get(_ARG)
-        extra = sorted(k for k in args if k != _ARG)
-        if not isinstance(draft, str) or extra:
-            got = f"unexpected arguments {extra!r}" if extra else f"{_ARG} = {_kind(draft)}"
+        refusals = COMPOSE.refusals(args)
+        if refusals:
+            said = "; ".join(r.detail for r in refusals)
             return _refuse(
-                "NIKA-INVOKE-002",
+                refusals[0].code,
                 f"nika:compose takes exactly one argument, `{_ARG}` (the complete workflow "
-                f"YAML as one string); got {got}. Call it again with only `{_ARG}`.",
+                f"YAML as one string): {said}. Call it again with only `{_ARG}`.",
             )
+        draft: str = args[_ARG]
         try:
             size = len(draft.encode("utf-8"))
         except UnicodeEncodeError:
@@ -178,10 +172,6 @@ class ComposeIntrinsic:
 
 def _refuse(code: str, detail: str) -> ToolResult:
     return ToolResult.failed(NikaError(code, detail, details={"tool": "nika:compose"}))
-
-
-def _kind(value: Any) -> str:
-    return "missing" if value is None else f"a {type(value).__name__}, not a string"
 
 
 def _escapes(verdict: Verdict) -> int:

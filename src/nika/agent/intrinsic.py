@@ -24,7 +24,7 @@ from nika.agent.compose import ComposeIntrinsic
 from nika.agent.config import AgentConfig
 from nika.agent.observe import AgentEvent
 from nika.agent.seams import ToolDefinition, ToolName, ToolResult
-from nika.errors import NikaError
+from nika.stdlib.core import DONE
 
 EventReporter = Callable[[type[AgentEvent], Mapping[str, Any]], None]
 """How an intrinsic's event reaches the loop: `(event type, fields)`; the loop stamps
@@ -94,27 +94,18 @@ class DoneIntrinsic:
             "structured answer, pass it as `result` (any JSON value); otherwise your last "
             "message is the answer."
         ),
-        parameters={
-            "type": "object",
-            "properties": {"result": {"description": "The task's final answer (optional)."}},
-            "additionalProperties": False,
-        },
+        parameters=DONE.schema,
         source="builtin",
     )
 
     async def serve(self, args: Mapping[str, Any], ctx: LoopContext) -> IntrinsicOutcome:
-        extra = sorted(k for k in args if k != "result")
-        if extra:
+        refusals = DONE.refusals(args)
+        if refusals:
+            said = "; ".join(r.detail for r in refusals)
             return ToolResult.failed(
-                NikaError(
-                    "NIKA-INVOKE-002",
-                    f"nika:done got unexpected arguments {extra!r}; pass only `result`",
-                    details={"tool": "nika:done"},
-                ),
-                content=(
-                    f"nika:done takes one optional argument, `result`; got {extra!r}. "
-                    "Call it again with only `result` (or no arguments)."
-                ),
+                refusals[0].error(DONE.name),
+                content=f"nika:done takes one optional argument, `result`: {said}. Call it "
+                "again with only `result` (or no arguments).",
             )
         return Finish(result=args.get("result"), has_result="result" in args)
 

@@ -20,4 +20,4 @@ async def test_assert_fails_with_the_message(make: Callable[..., BuiltinExecutor
 
 async def test_assert_refuses_a_non_boolean_condition(make: Callable[..., BuiltinExecutor]):
     result = await make().call("nika:assert", {"condition": "x > 1"})
-    assert result.error is not None and result.error.code == "NIKA-INVOKE-002"
+    assert result.error is not None and result.error.code == "NIKA-BUILTIN-001"

@@ -54,4 +54,4 @@ async def test_convert_refusals(make):
     ).error
     assert identity is not None and identity.code == "NIKA-BUILTIN-CONVERT-001"
     assert unparsable is not None and unparsable.code == "NIKA-BUILTIN-CONVERT-002"
-    assert guard is not None and guard.code == "NIKA-BUILTIN-CONVERT-001"
+    assert guard is not None and guard.code == "NIKA-BUILTIN-001"  # the arg contract's, as check

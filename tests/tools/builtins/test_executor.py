@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from nika.agent.seams import ToolExecutor
-from nika.check._builtin_contracts import BUILTINS as STATIC_BUILTINS
 from nika.masking import Masker
+from nika.stdlib import NAMES
 from nika.tools.builtins import BUILTINS, BuiltinExecutor
 
 
@@ -23,8 +23,9 @@ def test_definitions_sorted_builtin_and_satisfy_the_seam(make: Callable[..., Bui
     assert "NOT supported" in media.description
 
 
-def test_every_static_builtin_is_answered_except_loop_served():
-    assert set(BUILTINS) == STATIC_BUILTINS - {"nika:done", "nika:compose"}
+def test_every_declared_builtin_is_answered_except_loop_served():
+    assert set(BUILTINS) == NAMES - {"nika:done", "nika:compose"}
+    assert all(b.declaration.name == name for name, b in BUILTINS.items())
 
 
 async def test_unknown_tool_is_invoke_001_with_a_suggestion(make: Callable[..., BuiltinExecutor]):
@@ -43,20 +44,20 @@ async def test_loop_served_names_are_refused_with_their_home(make: Callable[...,
 async def test_schema_failure_names_the_path(make: Callable[..., BuiltinExecutor]):
     result = await make().call("nika:read", {"path": 3})
     err = result.error
-    assert err is not None and err.code == "NIKA-INVOKE-002"
+    assert err is not None and err.code == "NIKA-BUILTIN-001"  # the check's code for it
     assert err.details["path"] == ["path"]
-    assert "/path" in err.detail
+    assert "`path: 3` is an integer" in err.detail
 
 
 async def test_missing_required_arg_names_it(make: Callable[..., BuiltinExecutor]):
     err = (await make().call("nika:write", {"path": "a.txt"})).error
-    assert err is not None and err.code == "NIKA-INVOKE-002"
+    assert err is not None and err.code == "NIKA-BUILTIN-001"
     assert err.details["path"] == ["content"]
 
 
 async def test_unknown_arg_is_refused(make: Callable[..., BuiltinExecutor]):
     err = (await make().call("nika:jq", {"expression": ".", "query": "."})).error
-    assert err is not None and err.code == "NIKA-INVOKE-002"
+    assert err is not None and err.code == "NIKA-BUILTIN-001"
     assert "query" in err.detail
 
 

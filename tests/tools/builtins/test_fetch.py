@@ -210,13 +210,13 @@ async def test_multipart_file_outside_the_grant_is_refused(fetcher, server, judg
 )
 async def test_request_shape_refusals(fetcher, server, args):
     err = (await fetcher.call("nika:fetch", {"url": server.url("/"), **args})).error
-    assert err is not None and err.code == "NIKA-INVOKE-002"
+    assert err is not None and err.code == "NIKA-BUILTIN-001"
     assert server.requests == []
 
 
 async def test_url_must_be_http(fetcher):
     err = (await fetcher.call("nika:fetch", {"url": "file:///etc/passwd"})).error
-    assert err is not None and err.code == "NIKA-INVOKE-002"
+    assert err is not None and err.code == "NIKA-BUILTIN-001"
 
 
 async def test_a_redirect_off_http_is_fetch_001(fetcher, server):

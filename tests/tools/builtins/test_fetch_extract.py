@@ -69,7 +69,7 @@ async def test_selector_returns_outer_html(make, page):
     html = (await _get(make, page, mode="selector", selector="article h1")).structured
     assert html == "<h1>Widgets are here</h1>"
     bad = (await _get(make, page, mode="selector", selector="h1[[")).error
-    assert bad is not None and bad.code == "NIKA-INVOKE-002"
+    assert bad is not None and bad.code == "NIKA-BUILTIN-001"
 
 
 async def test_links_resolve_against_the_base_href(make, page, server):

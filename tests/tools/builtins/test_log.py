@@ -24,4 +24,4 @@ async def test_log_never_fails_when_it_cannot_land(make: Callable[..., BuiltinEx
 
 async def test_log_refuses_an_unknown_level(make: Callable[..., BuiltinExecutor]):
     result = await make().call("nika:log", {"level": "loud", "message": "x"})
-    assert result.error is not None and result.error.code == "NIKA-INVOKE-002"
+    assert result.error is not None and result.error.code == "NIKA-BUILTIN-001"

@@ -9,14 +9,30 @@ import pytest
 from nika.check.capability import UNSERVED
 from nika.tools.builtins import BuiltinExecutor
 
+WELL_FORMED = {
+    "nika:chart": {"data": [1, 2], "out": "chart.svg"},
+    "nika:decide": {"bundle": "rubric.yaml", "evidence": {}},
+    "nika:image_fx": {"input": "a.png", "out": "b.png", "ops": [{"blur": 2}]},
+    "nika:image_generate": {"prompt": "x", "output_dir": "out"},
+}
+
 
 @pytest.mark.parametrize("name", sorted(UNSERVED))
 async def test_unsupported_builtins_refuse_clearly(
     make: Callable[..., BuiltinExecutor], name: str
 ):
-    result = await make().call(name, {"prompt": "x", "output_dir": "out"})
+    result = await make().call(name, WELL_FORMED[name])
     assert result.error is not None and result.error.code == "NIKA-IMPL-002"
     assert "does not implement" in result.error.detail and "nika run" in result.error.detail
+
+
+@pytest.mark.parametrize("name", sorted(UNSERVED))
+async def test_their_args_are_judged_first_as_the_check_judges_them(
+    make: Callable[..., BuiltinExecutor], name: str
+):
+    result = await make().call(name, {})  # each requires an argument
+    assert result.error is not None and result.error.code == "NIKA-BUILTIN-001"
+    assert "missing required arg" in result.error.detail
 
 
 def test_their_definitions_say_so(make: Callable[..., BuiltinExecutor]) -> None:

@@ -23,4 +23,4 @@ async def test_uuid_v4_and_bad_version(make):
     v4 = uuid.UUID((await ex.call("nika:uuid", {"version": "v4"})).structured)
     assert v4.version == 4
     err = (await ex.call("nika:uuid", {"version": "v1"})).error
-    assert err is not None and err.code == "NIKA-INVOKE-002"
+    assert err is not None and err.code == "NIKA-BUILTIN-001"

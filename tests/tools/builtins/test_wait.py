@@ -50,5 +50,5 @@ async def test_wait_until_in_the_past_and_beyond_timeout(make: Callable[..., Bui
 
 async def test_wait_refuses_a_bad_duration(make: Callable[..., BuiltinExecutor]):
     result = await make().call("nika:wait", {"duration": "soon"})
-    assert result.error is not None and result.error.code == "NIKA-INVOKE-002"
+    assert result.error is not None and result.error.code == "NIKA-BUILTIN-001"
     assert "soon" in result.error.detail

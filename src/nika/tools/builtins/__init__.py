@@ -1,13 +1,14 @@
 """The `nika:*` builtins, served through the agent's `ToolExecutor` seam.
 
 `BuiltinExecutor` answers every stdlib v0.1 builtin except the loop-served intrinsics
-(`nika:done`, `nika:compose` — the agent loop owns them). A call goes: args validated against
-the builtin's JSON Schema (`NIKA-INVOKE-002`, or the builtin's own arg code, naming the
-failing path) → the builtin runs, judging each fs/net effect BEFORE it happens → the value
-(or the failure) comes back as a `ToolResult` with every string passed through the secret
-masker. Failures never raise out of `call`: a `NikaError` — security refusals included —
-becomes an error result (a `ToolFailure`, transience as the builtin's `NikaError` set it) at
-ONE boundary here, and the caller decides what ends the run by its category.
+(`nika:done`, `nika:compose` — the agent loop owns them). A call goes: args judged by the
+builtin's declaration (`nika.stdlib` — the check's judge and codes: `NIKA-BUILTIN-001`, or the
+builtin's own code, naming the failing path) → the builtin runs, judging each fs/net effect
+BEFORE it happens → the value (or the failure) comes back as a `ToolResult` with every string
+passed through the secret masker. Failures never raise out of `call`: a `NikaError` —
+security refusals included — becomes an error result (a `ToolFailure`, transience as the
+builtin's `NikaError` set it) at ONE boundary here, and the caller decides what ends the run
+by its category.
 """
 
 from __future__ import annotations
@@ -21,9 +22,6 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
 
 from nika.agent.intrinsic import is_loop_only
 from nika.agent.seams import ToolDefinition, ToolFailure, ToolName, ToolResult
@@ -90,28 +88,9 @@ BUILTINS: Final[Mapping[str, Builtin]] = {
 """Every builtin `call` answers, sorted by name: the implemented ones and the declared ones
 this engine refuses (`unsupported`)."""
 
-_VALIDATORS: Final = {name: Draft202012Validator(b.schema) for name, b in BUILTINS.items()}
-_MAX_QUOTE: Final = 200
 _LOOP_SERVED: Final = frozenset({"nika:done", "nika:compose"})
 
 
-def _schema_error(builtin: Builtin, error: ValidationError) -> NikaError:
-    path = [str(p) for p in error.absolute_path]
-    missing = None
-    if error.validator == "required" and isinstance(error.instance, Mapping):
-        required = error.validator_value if isinstance(error.validator_value, list) else []
-        missing = next((str(k) for k in required if k not in error.instance), None)
-    key = path[0] if path else missing
-    where = "/" + "/".join(path) if path else "args"
-    message = (
-        error.message if len(error.message) <= _MAX_QUOTE else (error.message[:_MAX_QUOTE] + "…")
-    )
-    props = builtin.schema.get("properties", {})
-    return NikaError(
-        builtin.arg_codes.get(key or "", builtin.arg_code),
-        f"{builtin.name} {where}: {message}; the args are {', '.join(sorted(props)) or 'none'}",
-        details={"path": path if path else ([missing] if missing else []), "tool": builtin.name},
-    )
 
 
 class BuiltinExecutor:
@@ -184,9 +163,9 @@ class BuiltinExecutor:
         if builtin is None:
             return self._failure(self._unknown(name))
         plain = dict(args)
-        error = best_match(_VALIDATORS[name].iter_errors(plain))
-        if error is not None:
-            return self._failure(_schema_error(builtin, error))
+        refusal = builtin.declaration.refusal(plain)  # the check's judge, on resolved args
+        if refusal is not None:
+            return self._failure(refusal.error(name))
         try:
             return self._success(await builtin.run(plain, self._ctx))
         except NikaError as err:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from nika.errors import NikaError
+from nika.stdlib import Declaration
 
 if TYPE_CHECKING:
     from nika.check.effects import Effect
@@ -86,36 +87,24 @@ BuiltinRun = Callable[[Mapping[str, Any], Context], Awaitable[Json]]
 
 @dataclass(frozen=True, slots=True)
 class Builtin:
-    """One builtin: name, description, JSON Schema of its args, and its runner.
+    """One builtin: its declaration (`nika.stdlib`: name, argument schema, rules and codes —
+    what the executor judges a call's args by, as the check does), the description a model
+    reads, and its runner (which meets only args the declaration accepted)."""
 
-    `arg_code` is the code a schema violation carries (default `NIKA-INVOKE-002`); `arg_codes`
-    overrides it per top-level arg where the stdlib names the builtin's own code (e.g. a
-    non-integer `count:` of `nika:edit` is `NIKA-BUILTIN-EDIT-001`).
-    """
-
-    name: str
+    declaration: Declaration
     description: str
-    schema: Mapping[str, Any]
     run: BuiltinRun
-    arg_code: str = "NIKA-INVOKE-002"
-    arg_codes: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.declaration.name
+
+    @property
+    def schema(self) -> Mapping[str, Any]:
+        """The JSON Schema of the args, as a model reads it."""
+        return self.declaration.schema
 
 
 def fail(code: str, detail: str, **details: Any) -> NikaError:
     """A `NikaError` for `code` with its registry category (shorthand for builtin modules)."""
     return NikaError(code, detail, details=details or None)
-
-
-def obj(
-    properties: Mapping[str, Any], required: tuple[str, ...] = (), **extra: Any
-) -> dict[str, Any]:
-    """A closed object schema (unknown args are refused, like the static contract does)."""
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": dict(properties),
-        "additionalProperties": False,
-    }
-    if required:
-        schema["required"] = list(required)
-    schema.update(extra)
-    return schema

@@ -14,6 +14,7 @@ from bs4 import BeautifulSoup, Tag
 from markdownify import markdownify
 from soupsieve import SelectorSyntaxError
 
+from nika.stdlib import CONTRACT
 from nika.tools.builtins._base import fail
 
 _NEVER_CONTENT: Final = ("script", "style", "noscript", "template", "iframe", "svg", "canvas")
@@ -148,7 +149,7 @@ def select(html: str, selector: str) -> str:
         found = soup.select(selector)
     except SelectorSyntaxError as err:
         raise fail(
-            "NIKA-INVOKE-002",
+            CONTRACT,
             f"`selector: {selector!r}` is not a CSS selector ({str(err).splitlines()[0]})",
             arg="selector",
         ) from None

@@ -26,6 +26,7 @@ import httpx2
 from nika.check.effects import Effect
 from nika.errors import NikaError
 from nika.netfloor import UnresolvableHost, code_bearing_class, resolve_and_check
+from nika.stdlib import CONTRACT
 from nika.tools.builtins._base import Context, fail
 from nika.tools.builtins._paths import judge_effect
 
@@ -74,14 +75,15 @@ def network_error(detail: str, *, transient: bool, **details: Any) -> NikaError:
 
 
 def parse_url(raw: str) -> httpx2.URL:
-    """An absolute http(s) URL, or `NIKA-INVOKE-002` naming what is wrong."""
+    """An absolute http(s) URL, or `NIKA-BUILTIN-001` naming what is wrong (the declarations
+    judged the URL already; this is the transport's own reading of it)."""
     try:
         url = httpx2.URL(raw)
     except (httpx2.InvalidURL, TypeError):
-        raise fail("NIKA-INVOKE-002", f"`url: {raw!r}` is not a valid URL", arg="url") from None
+        raise fail(CONTRACT, f"`url: {raw!r}` is not a valid URL", arg="url") from None
     if url.scheme not in ("http", "https") or not url.host:
         raise fail(
-            "NIKA-INVOKE-002",
+            CONTRACT,
             f"`url: {raw!r}` must be an absolute http(s) URL (e.g. https://example.com/page)",
             arg="url",
         )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.stdlib.core import ASSERT
+from nika.tools.builtins._base import Builtin, Context, fail
 
 ASSERT_001 = "NIKA-BUILTIN-ASSERT-001"
 
@@ -19,18 +20,11 @@ async def run(args: Mapping[str, Any], ctx: Context) -> bool:
 
 
 BUILTIN = Builtin(
-    name="nika:assert",
+    ASSERT,
     description=(
         "Fail the task unless `condition` is true (the fail-fast guard). `condition` is a "
         "boolean — in a workflow, a `${{ }}` CEL expression; `message` lands in the error. "
         "Returns true on pass."
-    ),
-    schema=obj(
-        {
-            "condition": {"type": "boolean"},
-            "message": {"type": "string"},
-        },
-        ("condition",),
     ),
     run=run,
 )

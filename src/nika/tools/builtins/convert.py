@@ -20,14 +20,14 @@ from typing import Any, Final
 import tomli_w
 import yaml
 
+from nika.stdlib.data import CONVERT
 from nika.syntax.template import render_json
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import MIB, offload
 from nika.tools.builtins._json import is_json
 
 CONVERT_001 = "NIKA-BUILTIN-CONVERT-001"
 CONVERT_002 = "NIKA-BUILTIN-CONVERT-002"
-FORMATS: Final = ("json", "yaml", "toml", "csv")
 _FORMULA_LEAD: Final = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -160,13 +160,7 @@ def _without_nulls(value: Any) -> Any:
 
 async def run(args: Mapping[str, Any], ctx: Context) -> Any:
     """Parse `input` as `from`, render it as `to`."""
-    src, dst = args["from"], args["to"]
-    if src == dst:
-        raise fail(
-            CONVERT_001,
-            f"`from:` and `to:` are both {src}; an identity conversion is "
-            "an authoring bug — drop the task or change `to:`",
-        )
+    src, dst = args["from"], args["to"]  # two formats: its declaration refuses an identity
     text = args["input"]
     if isinstance(text, str) and len(text) > ctx.max_file_bytes:
         raise fail(CONVERT_001, f"`input:` is {len(text)} characters, over the "
@@ -178,22 +172,11 @@ async def run(args: Mapping[str, Any], ctx: Context) -> Any:
 
 
 BUILTIN = Builtin(
-    name="nika:convert",
+    CONVERT,
     description=(
         "Convert data between json, yaml, toml and csv (`from` → `to`, different formats). "
         "to: json returns the value; the others return text. CSV options: `has_header` "
         "(default true), `formula_guard` (prefix formula-like cells with ')."
     ),
-    schema=obj(
-        {
-            "input": {"description": "Text in `from` format, or the structured value."},
-            "from": {"enum": list(FORMATS)},
-            "to": {"enum": list(FORMATS)},
-            "has_header": {"type": "boolean", "default": True},
-            "formula_guard": {"type": "boolean", "default": False},
-        },
-        ("input", "from", "to"),
-    ),
     run=run,
-    arg_code=CONVERT_001,
 )

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.stdlib.files import EDIT
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import read_bytes, write_bytes
 from nika.tools.builtins._paths import judged
 
@@ -39,34 +40,17 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
             "nothing is an authoring bug — locate the text with nika:grep",
             path=raw,
         )
-    count = args.get("count")
-    if count == 0:
-        raise fail(
-            EDIT_001,
-            f"`count: 0` replaces nothing in {raw!r}; drop `count:` to replace "
-            "all occurrences, or set it to the number to replace",
-            path=raw,
-        )
+    count = args.get("count")  # never 0: its declaration refuses an edit that edits nothing
     edited = text.replace(find, replace, -1 if count is None else count)
     await write_bytes(path.real, edited.encode("utf-8"), raw, ctx.max_file_bytes, code=EDIT_002)
     return str(raw)  # the modified path as written, like nika:write
 
 
 BUILTIN = Builtin(
-    name="nika:edit",
+    EDIT,
     description=(
         "Find/replace in a file: `find` is a literal string (not a regex); every occurrence "
         "is replaced unless `count` caps it to the first N. Returns the edited path."
     ),
-    schema=obj(
-        {
-            "path": {"type": "string", "minLength": 1},
-            "find": {"type": "string", "minLength": 1},
-            "replace": {"type": "string"},
-            "count": {"type": "integer", "minimum": 0},
-        },
-        ("path", "find", "replace"),
-    ),
     run=run,
-    arg_codes={"count": EDIT_001},
 )

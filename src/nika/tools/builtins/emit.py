@@ -1,13 +1,13 @@
-"""`nika:emit` — a machine event on the run's event stream, shape-validated (EMIT-001)."""
+"""`nika:emit` — a machine event on the run's event stream; its shape is judged by its
+declaration (`NIKA-BUILTIN-EMIT-001`, `nika.stdlib.core`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from nika.tools.builtins._base import Builtin, Context, obj
-
-EMIT_001 = "NIKA-BUILTIN-EMIT-001"
+from nika.stdlib.core import EMIT
+from nika.tools.builtins._base import Builtin, Context
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> None:
@@ -24,18 +24,10 @@ async def run(args: Mapping[str, Any], ctx: Context) -> None:
 
 
 BUILTIN = Builtin(
-    name="nika:emit",
+    EMIT,
     description=(
         "Emit a custom machine event `{event_type, payload}` to the workflow's event stream "
         "(journal, subscribers). `event_type` matches ^[a-z][a-z0-9_.-]*$. Returns null."
     ),
-    schema=obj(
-        {
-            "event_type": {"type": "string", "pattern": "^[a-z][a-z0-9_.-]*$"},
-            "payload": {"description": "Any JSON value."},
-        },
-        ("event_type",),
-    ),
     run=run,
-    arg_code=EMIT_001,
 )

@@ -1,9 +1,10 @@
 """`nika:fetch` — HTTP request + content extraction (stdlib §nika:fetch, extract-modes-v0.1).
 
-The request shape (method · headers · one of body/form/multipart) is judged here; every hop
-is gated by `_http` (permits → data-as-code → SSRF floor); a non-2xx final status is
-`NIKA-BUILTIN-FETCH-001` (transient for 5xx/408/429); then the `mode:` extracts. `traverse:`
-(the bounded crawl) lives in `_crawl`.
+The args reach `run` judged by their declaration (`nika.stdlib.net`: the method, one of
+body/form/multipart, the mode and its arg, the crawl's bounds); every hop is gated by `_http`
+(permits → data-as-code → SSRF floor); a non-2xx final status is `NIKA-BUILTIN-FETCH-001`
+(transient for 5xx/408/429); then the `mode:` extracts. `traverse:` (the bounded crawl) lives
+in `_crawl`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from typing import Any, Final
 from urllib.parse import urlencode
 
 from nika.errors import NikaError
-from nika.syntax import fetch_args
+from nika.stdlib import CONTRACT
+from nika.stdlib.net import FETCH
 from nika.syntax.binding import apply_jq
 from nika.tools.builtins import _extract_feeds, _extract_html
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._crawl import crawl
 from nika.tools.builtins._files import offload, read_bytes
 from nika.tools.builtins._http import Outgoing, Response, network_error, request, status_error
@@ -26,49 +28,6 @@ from nika.tools.builtins._paths import judged
 
 _MAX_MULTIPART: Final = 32 * 1024 * 1024
 READ_002: Final = "NIKA-BUILTIN-READ-002"
-
-
-def _arg_error(detail: str, arg: str) -> NikaError:
-    return fail("NIKA-INVOKE-002", detail, arg=arg)
-
-
-def _check_shape(args: Mapping[str, Any]) -> None:
-    """The cross-arg rules a JSON Schema does not say (mirrors the static contract)."""
-    method = args.get("method", "GET")
-    payloads = [k for k in fetch_args.PAYLOADS if k in args]
-    if len(payloads) > 1:
-        raise _arg_error(
-            f"at most one of body/form/multipart; got {' and '.join(payloads)}", payloads[1]
-        )
-    for key in payloads:
-        if key != "body" and method not in fetch_args.BODY_METHODS:
-            raise _arg_error(
-                f"`{key}:` needs a body-bearing method (POST, PUT, PATCH); the method is {method}",
-                key,
-            )
-        if key != "body" and any(h.lower() == "content-type" for h in args.get("headers", {})):
-            raise _arg_error(
-                f"`{key}:` sets its own content-type; drop the content-type header", "headers"
-            )
-    mode = args.get("mode", "markdown")
-    if "jq" in args and mode != "jq":
-        raise _arg_error(f"`jq:` applies only with `mode: jq` (the mode is {mode})", "jq")
-    if mode == "jq" and "jq" not in args:
-        raise _arg_error("`mode: jq` needs a `jq:` expression", "mode")
-    if mode == "selector" and "selector" not in args:
-        raise _arg_error("`mode: selector` needs a `selector:` CSS selector", "mode")
-    if "selector" in args and mode != "selector":
-        raise _arg_error(
-            f"`selector:` applies only with `mode: selector` (the mode is {mode})", "selector"
-        )
-    if "traverse" in args:
-        clash = [k for k in fetch_args.TRAVERSE_EXCLUDES if k in args]
-        if clash or method != "GET":
-            raise _arg_error(
-                "`traverse:` crawls with GET only and excludes "
-                "mode/selector/jq/body/form/multipart",
-                "traverse",
-            )
 
 
 def _form_value(value: Any) -> str:
@@ -80,10 +39,6 @@ def _form_value(value: Any) -> str:
 async def _multipart(args: Mapping[str, Any], ctx: Context) -> tuple[bytes, str]:
     """Encode the `multipart:` parts (file parts read through the fs.read judge)."""
     parts = args["multipart"]
-    if len(parts) > fetch_args.MAX_PARTS:
-        raise _arg_error(
-            f"`multipart:` has {len(parts)} parts; the cap is {fetch_args.MAX_PARTS}", "multipart"
-        )
     boundary = f"nika-{std_uuid.UUID(bytes=ctx.random_bytes(16)).hex}"
     out = bytearray()
     for part in parts:
@@ -103,7 +58,7 @@ async def _multipart(args: Mapping[str, Any], ctx: Context) -> tuple[bytes, str]
             head = f'Content-Disposition: form-data; name="{name}"\r\n'
         out += f"--{boundary}\r\n{head}\r\n".encode() + data + b"\r\n"
         if len(out) > _MAX_MULTIPART:
-            raise _arg_error(f"`multipart:` exceeds {_MAX_MULTIPART} bytes", "multipart")
+            raise fail(CONTRACT, f"`multipart:` exceeds {_MAX_MULTIPART} bytes", arg="multipart")
     out += f"--{boundary}--\r\n".encode()
     return bytes(out), f"multipart/form-data; boundary={boundary}"
 
@@ -188,7 +143,6 @@ def extract(response: Response, args: Mapping[str, Any]) -> Any:
 
 async def run(args: Mapping[str, Any], ctx: Context) -> Any:
     """Fetch and extract (or crawl, with `traverse:`)."""
-    _check_shape(args)
     if "traverse" in args:
         return await crawl(ctx, args["url"], args["traverse"], args.get("headers", {}))
     response = await request(ctx, await outgoing(args, ctx))
@@ -200,51 +154,13 @@ async def run(args: Mapping[str, Any], ctx: Context) -> Any:
     return await offload(lambda stop: extract(response, args))
 
 
-_SCALAR: Final = {"type": ["string", "number", "boolean"]}
 BUILTIN = Builtin(
-    name="nika:fetch",
+    FETCH,
     description=(
         "HTTP request + extraction. `url` (http/https), `method` (GET default), `headers`, one "
         "of `body` (objects sent as JSON) / `form` / `multipart`; `mode`: markdown (default), "
         "article, text, selector (+`selector`), jq (+`jq`), metadata, links, feed, sitemap, "
         "raw. `traverse: {max_pages}` crawls same-origin pages. Non-2xx fails."
-    ),
-    schema=obj(
-        {
-            "url": {"type": "string", "minLength": 1},
-            "method": {"enum": list(fetch_args.METHODS)},
-            "headers": {"type": "object", "additionalProperties": _SCALAR},
-            "body": {},
-            "form": {"type": "object", "additionalProperties": _SCALAR},
-            "multipart": {
-                "type": "array",
-                "items": {
-                    "oneOf": [
-                        obj({"name": {"type": "string"}, "value": _SCALAR}, ("name", "value")),
-                        obj(
-                            {
-                                "name": {"type": "string"},
-                                "path": {"type": "string"},
-                                "filename": {"type": "string"},
-                                "content_type": {"type": "string"},
-                            },
-                            ("name", "path"),
-                        ),
-                    ]
-                },
-            },
-            "mode": {"enum": list(fetch_args.EXTRACT_MODES)},
-            "jq": {"type": "string", "minLength": 1},
-            "selector": {"type": "string", "minLength": 1},
-            "traverse": obj(
-                {
-                    "max_pages": {"type": "integer", "minimum": 1, "maximum": fetch_args.MAX_PAGES},
-                    "respect_robots": {"type": "boolean"},
-                },
-                ("max_pages",),
-            ),
-        },
-        ("url",),
     ),
     run=run,
 )

@@ -15,24 +15,18 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nika.errors import NikaError
+from nika.stdlib.files import GLOB, GLOB_001, clean_glob
 from nika.syntax.globs import path_glob_to_regex
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import offload
 from nika.tools.builtins._paths import FsPath, judged
 
-GLOB_001 = "NIKA-BUILTIN-GLOB-001"
 GLOB_002 = "NIKA-BUILTIN-GLOB-002"  # engine addition: past a walk or result cap
 MAX_WALK: Final = 1_000_000
 """Directory entries one walk may visit (glob, grep)."""
 MAX_MATCHES: Final = 100_000
 """Paths one `nika:glob` may return."""
 _WILD = frozenset("*?[")
-
-
-def _clean(pattern: str) -> str:
-    while pattern.startswith("./"):
-        pattern = pattern[2:]
-    return pattern
 
 
 def split_root(pattern: str) -> tuple[str, str]:
@@ -48,7 +42,8 @@ def split_root(pattern: str) -> tuple[str, str]:
 
 
 def compile_pattern(pattern: str, arg: str) -> Any:
-    """The anchored regex of one path glob, or GLOB-001 naming the malformation."""
+    """The anchored regex of one path glob, or GLOB-001 naming the malformation (a glob
+    the declaration accepted can still be joined to a root that is not one)."""
     try:
         return path_glob_to_regex(pattern)
     except NikaError as err:
@@ -87,17 +82,14 @@ def walk_files(
 
 async def run(args: Mapping[str, Any], ctx: Context) -> list[str]:
     """The matching files, base-relative, sorted lexicographically."""
-    pattern = _clean(args["pattern"])
-    if not pattern:
-        raise fail(GLOB_001, '`pattern:` is empty; write e.g. "src/**/*.py"')
+    pattern = clean_glob(args["pattern"])  # not empty, and a glob: its declaration judged it
     excludes = args.get("exclude", [])
     if isinstance(excludes, str):
         excludes = [excludes]
     raw_root, rest = split_root(pattern)
-    compile_pattern(pattern, "pattern")
     root = judged(ctx, raw_root, "fs.read", "pattern")
     full = compile_pattern(rest if root.rel == "." else f"{root.rel}/{rest}", "pattern")
-    rejects = [compile_pattern(_clean(x), "exclude") for x in excludes]
+    rejects = [compile_pattern(clean_glob(x), "exclude") for x in excludes]
     if not root.real.exists():
         return []
 
@@ -114,19 +106,10 @@ async def run(args: Mapping[str, Any], ctx: Context) -> list[str]:
 
 
 BUILTIN = Builtin(
-    name="nika:glob",
+    GLOB,
     description=(
         "List the files under the workflow directory matching a glob (`*` within a path "
         "segment, `**` across segments), minus `exclude` globs. Returns sorted paths."
-    ),
-    schema=obj(
-        {
-            "pattern": {"type": "string"},
-            "exclude": {
-                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
-            },
-        },
-        ("pattern",),
     ),
     run=run,
 )

@@ -1,8 +1,9 @@
-"""`nika:grep` — recursive regex search, results sorted by (path, line) (GREP-001).
+"""`nika:grep` — recursive regex search, results sorted by (path, line).
 
-The pattern is held to the portable RE2 class the stdlib names: no backreferences and no
-lookaround (they compile here but not in other engines). Symlinks are not followed and
-non-UTF-8 files are skipped, so a search never leaves the judged tree or returns binary junk.
+The pattern is held by its declaration to the portable RE2 class the stdlib names (GREP-001:
+no backreferences and no lookaround — they compile here but not in other engines). Symlinks
+are not followed and non-UTF-8 files are skipped, so a search never leaves the judged tree or
+returns binary junk.
 
 The search runs off the event loop and stops when the task is cancelled. Caps: a file over
 32 MiB (`Context.max_file_bytes`) or not a regular file is not searched (like a binary one);
@@ -19,44 +20,24 @@ from pathlib import Path
 from typing import Any, Final
 
 from nika.check.side_files import Unreadable, read_capped
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.stdlib.files import GREP
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import MIB, offload
 from nika.tools.builtins._paths import FsPath, judged
 from nika.tools.builtins.glob import walk_files
 
-GREP_001 = "NIKA-BUILTIN-GREP-001"
 GREP_002 = "NIKA-BUILTIN-GREP-002"  # engine addition: the search root is missing
 GREP_003 = "NIKA-BUILTIN-GREP-003"  # engine addition: past a search cap
 MAX_SCANNED: Final = 256 * MIB
 """Bytes one search may read, over all its files."""
 MAX_HITS: Final = 10_000
 """Matching lines one search may return."""
-_NON_PORTABLE: Final = re.compile(r"\\[1-9]|\(\?P=|\(\?<?[=!]|\\g<")
-
-
-def compile_portable(pattern: str, case_insensitive: bool) -> re.Pattern[str]:
-    """Compile `pattern`, refusing syntax outside the RE2-compatible subset."""
-    bad = _NON_PORTABLE.search(pattern)
-    if bad:
-        raise fail(
-            GREP_001,
-            f"`pattern: {pattern!r}` uses {bad.group()!r} (a backreference or "
-            "lookaround), outside the portable RE2 subset; rewrite it without",
-            pattern=pattern,
-        )
-    try:
-        return re.compile(pattern, re.IGNORECASE if case_insensitive else 0)
-    except re.error as err:
-        raise fail(
-            GREP_001,
-            f"`pattern: {pattern!r}` is not a valid regex ({err}); fix it",
-            pattern=pattern,
-        ) from None
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> list[dict[str, Any]]:
     """Every matching line as `{path, line, match}`."""
-    regex = compile_portable(args["pattern"], args.get("case_insensitive", False))
+    # a portable regex: its declaration judged it (GREP-001)
+    regex = re.compile(args["pattern"], re.IGNORECASE if args.get("case_insensitive") else 0)
     root = judged(ctx, args.get("path", "."), "fs.read")
     if not root.real.exists():
         raise fail(
@@ -102,19 +83,11 @@ def _search(
 
 
 BUILTIN = Builtin(
-    name="nika:grep",
+    GREP,
     description=(
         "Search files recursively for a regex (RE2-compatible: no backreferences or "
         "lookaround). `path` defaults to the workflow directory. Returns [{path, line, match}] "
         "sorted by path then line number."
-    ),
-    schema=obj(
-        {
-            "pattern": {"type": "string", "minLength": 1},
-            "path": {"type": "string", "minLength": 1, "default": "."},
-            "case_insensitive": {"type": "boolean", "default": False},
-        },
-        ("pattern",),
     ),
     run=run,
 )

@@ -20,19 +20,15 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from nika.stdlib.data import HASH
 from nika.syntax.template import render_json
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import MIB, offload
 
 HASH_001 = "NIKA-BUILTIN-HASH-001"
 HASH_002 = "NIKA-BUILTIN-HASH-002"  # engine addition: content over the cap
 _INLINE: Final = 1 << 20
 """Below this many bytes a digest is cheaper than a worker thread; above, it runs off-loop."""
-_OP_ARGS: Final = {
-    "hash": ({"content"}, {"algo", "encoding"}),
-    "sign": ({"content", "key"}, {"encoding"}),
-    "verify": ({"content", "public_key", "signature"}, {"encoding"}),
-}
 
 
 def content_bytes(content: Any) -> bytes:
@@ -114,15 +110,7 @@ def digest(data: bytes, algo: str) -> bytes:
 
 async def run(args: Mapping[str, Any], ctx: Context) -> str | bool:
     """Dispatch on `op:` (default `hash`)."""
-    op = args.get("op", "hash")
-    required, optional = _OP_ARGS[op]
-    missing = sorted(required - set(args))
-    extra = sorted(set(args) - required - optional - {"op"})
-    if missing or extra:
-        problem = f"needs `{missing[0]}:`" if missing else f"does not take {extra}"
-        raise fail(
-            HASH_001, f"`op: {op}` {problem}; its args are {', '.join(sorted(required | optional))}"
-        )
+    op = args.get("op", "hash")  # with the args it takes: its declaration judged them
     encoding = args.get("encoding", "hex")
     data = content_bytes(args["content"])
     if len(data) > ctx.max_file_bytes:
@@ -145,24 +133,11 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str | bool:
 
 
 BUILTIN = Builtin(
-    name="nika:hash",
+    HASH,
     description=(
         "Hash `content` (string, bytes or JSON data; `algo` blake3 default | sha256 | sha512; "
         "`encoding` hex | base64), or with `op: sign` (Ed25519 `key`) / `op: verify` "
         "(`public_key`, `signature`; returns a boolean)."
     ),
-    schema=obj(
-        {
-            "op": {"enum": ["hash", "sign", "verify"], "default": "hash"},
-            "content": {"description": "A string, bytes, or JSON data (hashed as compact JSON)."},
-            "algo": {"enum": ["blake3", "sha256", "sha512"], "default": "blake3"},
-            "encoding": {"enum": ["hex", "base64"], "default": "hex"},
-            "key": {"type": "string"},
-            "public_key": {"type": "string"},
-            "signature": {"type": "string"},
-        },
-        ("content",),
-    ),
     run=run,
-    arg_code=HASH_001,
 )

@@ -7,11 +7,10 @@ run around it) the answer is `{available: false}` rather than invented numbers.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
-from nika.tools.builtins._base import Builtin, Context, obj
-
-VIEWS: Final = ("cost", "records", "dag_info", "threads")
+from nika.stdlib.core import INSPECT
+from nika.tools.builtins._base import Builtin, Context
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
@@ -22,12 +21,10 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
 
 
 BUILTIN = Builtin(
-    name="nika:inspect",
+    INSPECT,
     description=(
         "Introspect the running workflow. view: cost {total_usd, by_task, by_provider} | "
         "records {tasks} | dag_info {nodes, edges, waves} | threads {active, queued, completed}."
     ),
-    schema=obj({"view": {"enum": list(VIEWS)}}, ("view",)),
     run=run,
-    arg_code="NIKA-BUILTIN-INSPECT-001",
 )

@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from nika.errors import NikaError
+from nika.stdlib.data import JQ
 from nika.syntax.binding import apply_jq
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.tools.builtins._base import Builtin, Context, fail
 
 JQ_001 = "NIKA-BUILTIN-JQ-001"
 
@@ -25,17 +26,10 @@ async def run(args: Mapping[str, Any], ctx: Context) -> Any:
 
 
 BUILTIN = Builtin(
-    name="nika:jq",
+    JQ,
     description=(
         "Run one jq `expression` over `input` (any JSON value; build an array to combine "
         "several). The expression must produce exactly one value (wrap streams in [...])."
-    ),
-    schema=obj(
-        {
-            "expression": {"type": "string", "minLength": 1},
-            "input": {"description": "Any JSON value (default null)."},
-        },
-        ("expression",),
     ),
     run=run,
 )

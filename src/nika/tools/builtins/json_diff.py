@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.stdlib.data import JSON_DIFF
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._json import is_json, json_equal
 
 JSON_DIFF_001 = "NIKA-BUILTIN-JSON_DIFF-001"
@@ -64,11 +65,10 @@ async def run(args: Mapping[str, Any], ctx: Context) -> list[dict[str, Any]]:
 
 
 BUILTIN = Builtin(
-    name="nika:json_diff",
+    JSON_DIFF,
     description=(
         "Diff two JSON values. Returns the RFC 6902 JSON Patch (a list of add/remove/replace "
         "operations) that turns `before` into `after`."
     ),
-    schema=obj({"before": {}, "after": {}}, ("before", "after")),
     run=run,
 )

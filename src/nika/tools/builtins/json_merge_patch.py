@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.stdlib.data import JSON_MERGE_PATCH
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._json import is_json
 
 JSON_MERGE_PATCH_001 = "NIKA-BUILTIN-JSON_MERGE_PATCH-001"
@@ -28,23 +29,21 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     """`target` with `patch` merged in."""
     for arg in ("target", "patch"):
         value = args[arg]
-        if not isinstance(value, dict) or not is_json(value):
+        if not is_json(value):  # an object (its declaration says so) of JSON values
             raise fail(
                 JSON_MERGE_PATCH_001,
-                f"`{arg}:` must be a JSON object, got "
-                f"{type(value).__name__}; wrap the value in an object",
+                f"`{arg}:` holds values JSON cannot carry (bytes, NaN, non-string keys); "
+                "reshape it with nika:jq first",
             )
     result: dict[str, Any] = merge_patch(args["target"], args["patch"])
     return result
 
 
 BUILTIN = Builtin(
-    name="nika:json_merge_patch",
+    JSON_MERGE_PATCH,
     description=(
         "Apply an RFC 7396 merge patch: keys in `patch` overwrite `target` recursively and a "
         "`null` value deletes the key. Both must be objects. Returns the merged object."
     ),
-    schema=obj({"target": {}, "patch": {}}, ("target", "patch")),
     run=run,
-    arg_code=JSON_MERGE_PATCH_001,
 )

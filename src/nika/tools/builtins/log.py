@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nika.stdlib.core import LOG
 from nika.syntax.template import stringify
-from nika.tools.builtins._base import Builtin, Context, obj
+from nika.tools.builtins._base import Builtin, Context
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> None:
@@ -36,18 +37,10 @@ def _text(value: Any) -> str:
 
 
 BUILTIN = Builtin(
-    name="nika:log",
+    LOG,
     description=(
         "Write a human-readable log entry (debug/info/warn/error) to the workflow's event "
         "stream. Returns null and never fails the task."
-    ),
-    schema=obj(
-        {
-            "level": {"enum": ["debug", "info", "warn", "error"], "default": "info"},
-            "message": {"description": "The log line (non-strings are rendered as JSON)."},
-            "data": {"description": "Optional structured context (any JSON value)."},
-        },
-        ("message",),
     ),
     run=run,
 )

@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from nika.errors import NikaError
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.stdlib import CONTRACT
+from nika.stdlib.net import NOTIFY
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._http import Outgoing, request
 
 NOTIFY_001 = "NIKA-BUILTIN-NOTIFY-001"
@@ -35,8 +37,6 @@ async def run(args: Mapping[str, Any], ctx: Context) -> None:
             "`channel: webhook` with the service's incoming-webhook URL",
             channel=channel,
         )
-    if "target" not in args:
-        raise fail(NOTIFY_001, "`channel: webhook` needs `target:` (the webhook URL)")
     payload: dict[str, Any] = {"message": args["message"], "severity": args.get("severity", "info")}
     if "data" in args:
         payload["data"] = args["data"]
@@ -46,7 +46,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> None:
             ctx, Outgoing("POST", args["target"], {"content-type": "application/json"}, body)
         )
     except NikaError as err:
-        if err.category == "security_error" or err.code == "NIKA-INVOKE-002":
+        if err.category == "security_error" or err.code == CONTRACT:
             raise
         raise _delivery_failed(f"webhook delivery failed: {err.detail}", err.transient) from None
     if not 200 <= response.status < 300:
@@ -60,20 +60,10 @@ async def run(args: Mapping[str, Any], ctx: Context) -> None:
 
 
 BUILTIN = Builtin(
-    name="nika:notify",
+    NOTIFY,
     description=(
         "Send a notification. channel: webhook (POSTs JSON {message, severity, data?} to "
         "`target`); other channels are not configured in this engine. Returns null."
-    ),
-    schema=obj(
-        {
-            "channel": {"enum": ["webhook", "slack", "email", "discord", "sms"]},
-            "target": {"type": "string", "minLength": 1},
-            "message": {"type": "string"},
-            "severity": {"type": "string", "default": "info"},
-            "data": {"description": "Structured context (any JSON value)."},
-        },
-        ("channel", "message"),
     ),
     run=run,
 )

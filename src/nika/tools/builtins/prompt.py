@@ -11,12 +11,12 @@ import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from nika.stdlib.core import PROMPT
 from nika.syntax.template import stringify
-from nika.tools.builtins._base import Builtin, Context, PromptIO, fail, obj
+from nika.tools.builtins._base import Builtin, Context, PromptIO, fail
 from nika.tools.builtins._files import offload
 
 PROMPT_001 = "NIKA-BUILTIN-PROMPT-001"
-PROMPT_002 = "NIKA-BUILTIN-PROMPT-002"
 PROMPT_003 = "NIKA-BUILTIN-PROMPT-003"
 _YES = frozenset({"y", "yes", "true"})
 _NO = frozenset({"n", "no", "false"})
@@ -44,34 +44,6 @@ class TerminalPromptIO:
         if not line:
             raise EOFError("the prompt's input is closed")
         return line.rstrip("\r\n")
-
-
-def _check(args: Mapping[str, Any]) -> None:
-    mode = args.get("mode", "confirm")
-    if mode == "choice":
-        choices = args.get("choices")
-        if not choices:
-            raise fail(
-                "NIKA-INVOKE-002", "`mode: choice` needs a non-empty `choices:` list", arg="choices"
-            )
-        if "default" in args and args["default"] not in choices:
-            raise fail(
-                PROMPT_002,
-                f"`default: {args['default']!r}` is not one of `choices:`; "
-                "pick a default from the list",
-            )
-    elif mode == "confirm" and "default" in args and not isinstance(args["default"], bool):
-        raise fail(
-            "NIKA-INVOKE-002",
-            f"`default: {args['default']!r}` of a confirm prompt must be true or false",
-            arg="default",
-        )
-    elif mode == "input" and "default" in args and not isinstance(args["default"], str):
-        raise fail(
-            "NIKA-INVOKE-002",
-            f"`default: {args['default']!r}` of an input prompt must be a string",
-            arg="default",
-        )
 
 
 async def _ask(io: PromptIO, args: Mapping[str, Any]) -> Any:
@@ -104,8 +76,11 @@ async def _ask(io: PromptIO, args: Mapping[str, Any]) -> Any:
 def supplied_answer(args: Mapping[str, Any], text: str) -> Any:
     """The typed answer an operator supplied without a terminal (`--answer TASK=VALUE`):
     `input` takes the text, `confirm` yes/no/true/false, `choice` a 1-based number or the
-    choice itself. An answer that fits nothing fails PROMPT-003 (never a guess)."""
-    _check(args)
+    choice itself. An answer that fits nothing fails PROMPT-003 (never a guess); args its
+    declaration refuses fail as the executor fails them."""
+    refusal = PROMPT.refusal(args)
+    if refusal is not None:
+        raise refusal.error(PROMPT.name)
     mode = args.get("mode", "confirm")
     if mode == "input":
         return text
@@ -129,7 +104,6 @@ def supplied_answer(args: Mapping[str, Any], text: str) -> Any:
 
 async def run(args: Mapping[str, Any], ctx: Context) -> Any:
     """The human's answer, or the declared default when nobody can answer."""
-    _check(args)
     if ctx.prompt_io is not None:
         try:
             return await _ask(ctx.prompt_io, args)
@@ -146,20 +120,11 @@ async def run(args: Mapping[str, Any], ctx: Context) -> Any:
 
 
 BUILTIN = Builtin(
-    name="nika:prompt",
+    PROMPT,
     description=(
         "Ask a human. mode: confirm (default; returns a boolean), input (returns the typed "
         "text), choice (returns the chosen element of `choices`). Non-interactive runs use "
         "`default`, and fail without one."
-    ),
-    schema=obj(
-        {
-            "message": {"type": "string", "minLength": 1},
-            "mode": {"enum": ["confirm", "input", "choice"], "default": "confirm"},
-            "default": {"description": "The answer when no human can answer."},
-            "choices": {"type": "array", "minItems": 1},
-        },
-        ("message",),
     ),
     run=run,
 )

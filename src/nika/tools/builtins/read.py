@@ -6,11 +6,11 @@ device or directory, or a larger file, is `NIKA-BUILTIN-READ-002` before anythin
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Mapping
 from typing import Any
 
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.stdlib.files import READ
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import read_bytes
 from nika.tools.builtins._paths import judged
 
@@ -22,16 +22,7 @@ READ_003 = "NIKA-BUILTIN-READ-003"
 async def run(args: Mapping[str, Any], ctx: Context) -> str | bytes:
     """The file's text (default) or, with `binary: true`, its opaque bytes."""
     raw = args["path"]
-    encoding = args.get("encoding", "utf-8")
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise fail(
-            "NIKA-INVOKE-002",
-            f"`encoding: {encoding}` is not a known text encoding; "
-            "use utf-8 (the default) or `binary: true`",
-            arg="encoding",
-        ) from None
+    encoding = args.get("encoding", "utf-8")  # a known one: its declaration judged it
     path = judged(ctx, raw, "fs.read")
     data = await read_bytes(path, raw, ctx.max_file_bytes, io=READ_002, missing=(
         READ_001, "check the path, or scope a first-run recovery to this code"))
@@ -48,18 +39,10 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str | bytes:
 
 
 BUILTIN = Builtin(
-    name="nika:read",
+    READ,
     description=(
         "Read a file under the workflow directory. Returns its text (utf-8 unless `encoding` "
         "says otherwise), or opaque bytes with `binary: true`."
-    ),
-    schema=obj(
-        {
-            "path": {"type": "string", "minLength": 1},
-            "encoding": {"type": "string", "default": "utf-8"},
-            "binary": {"type": "boolean", "default": False},
-        },
-        ("path",),
     ),
     run=run,
 )

@@ -23,7 +23,8 @@ from typing import Any, Final
 
 from nika.check.capability import CODE as UNSERVED_CODE
 from nika.check.capability import SERVED_PROVIDERS, call_provider, refusal_detail
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.stdlib.media import TTS_GENERATE, TTS_PROVIDERS
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import write_bytes
 from nika.tools.builtins._paths import judged
 from nika.tools.builtins.date import iso
@@ -31,14 +32,11 @@ from nika.tools.builtins.date import iso
 TTS_001 = "NIKA-BUILTIN-TTS_GENERATE-001"
 TTS_006 = "NIKA-BUILTIN-TTS_GENERATE-006"
 _NAME: Final = "nika:tts_generate"
-_PROVIDERS: Final = ("local", "openai", "elevenlabs", "mock")
 _MOCK_MODEL: Final = "mock-tts-1"
-_VOICE: Final = re.compile(r"\A[A-Za-z0-9_-]{1,64}\Z")
 _SLUG: Final = re.compile(r"[^a-z0-9._-]+")
 _RATE: Final = 16_000
 _MS_PER_CHAR: Final = 60
 _MAX_MS: Final = 30_000
-_MAX_TEXT: Final = 4096
 
 
 def _provider(args: Mapping[str, Any]) -> str:
@@ -46,8 +44,8 @@ def _provider(args: Mapping[str, Any]) -> str:
     if provider is None:
         raise fail(TTS_001, "name a `provider:` (local, openai, elevenlabs or mock); it cannot "
                    f"be inferred from `model: {args.get('model')!r}`", arg="provider")
-    if provider not in _PROVIDERS:
-        raise fail(TTS_001, f"`provider: {provider!r}` is not one of {', '.join(_PROVIDERS)}",
+    if provider not in TTS_PROVIDERS:  # inferred from `model:`; a written one was judged
+        raise fail(TTS_001, f"`provider: {provider!r}` is not one of {', '.join(TTS_PROVIDERS)}",
                    arg="provider")
     if provider not in SERVED_PROVIDERS[_NAME]:
         why = f"{_NAME} is served here for provider mock only, not {provider!r}"
@@ -84,14 +82,7 @@ def _tone(text: str, voice: str) -> tuple[bytes, int]:
 async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     """Synthesize `text`, save it under `output_dir:`, and describe what landed."""
     provider = _provider(args)
-    text = args["text"]
-    if not 0 < len(text) <= _MAX_TEXT:
-        raise fail(TTS_001, f"`text:` must be 1..={_MAX_TEXT} characters, got {len(text)}; fan "
-                   "longer scripts out with for_each", arg="text")
-    voice = args.get("voice", "sine")
-    if not _VOICE.match(voice):
-        raise fail(TTS_001, f"`voice: {voice!r}` is not a voice id ([A-Za-z0-9_-], at most "
-                   "64 characters)", arg="voice")
+    text, voice = args["text"], args.get("voice", "sine")  # as its declaration bounds them
     model = str(args.get("model", _MOCK_MODEL))
     metadata = args.get("metadata") or {}
     warnings: list[str] = []
@@ -147,28 +138,11 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
 
 
 BUILTIN = Builtin(
-    name=_NAME,
+    TTS_GENERATE,
     description=(
         "Synthesize speech to one audio file under output_dir (provider: mock here — a real, "
         "deterministic WAV); returns the file's path, format, size, sha256 and duration, never "
         "the bytes."
     ),
-    schema=obj(
-        {
-            "provider": {"enum": list(_PROVIDERS)},
-            "model": {"type": "string"},
-            "text": {"type": "string"},
-            "voice": {"type": "string"},
-            "format": {"enum": ["mp3", "wav", "auto"]},
-            "speed": {"type": "number", "minimum": 0.25, "maximum": 4.0},
-            "output_dir": {"type": "string"},
-            "filename_prefix": {"type": "string"},
-            "metadata": {"type": "object"},
-            "manifest": {"type": "boolean"},
-            "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600_000},
-        },
-        ("text", "output_dir"),
-    ),
     run=run,
-    arg_code=TTS_001,
 )

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nika.check.capability import CODE, UNSERVED, refusal_detail
+from nika.stdlib import DECLARATIONS
 from nika.tools.builtins._base import Builtin, BuiltinRun, Context, fail
 
 
@@ -26,10 +27,11 @@ def _refuse(name: str) -> BuiltinRun:
 
 UNSERVED_BUILTINS: Final = tuple(
     Builtin(
-        name=name,
+        DECLARATIONS[name],
         description=f"{name} — NOT supported by this engine: every call is refused.",
-        schema={"type": "object"},
         run=_refuse(name),
     )
     for name in sorted(UNSERVED)
 )
+"""Their args are judged by their declarations first: an authoring error is named as the
+check names it, and only a well-formed call meets the capability refusal."""

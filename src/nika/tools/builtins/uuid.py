@@ -6,7 +6,8 @@ import uuid as std_uuid
 from collections.abc import Mapping
 from typing import Any
 
-from nika.tools.builtins._base import Builtin, Context, obj
+from nika.stdlib.data import UUID
+from nika.tools.builtins._base import Builtin, Context
 
 
 def uuid7(unix_ms: int, rand: bytes) -> std_uuid.UUID:
@@ -28,8 +29,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
 
 
 BUILTIN = Builtin(
-    name="nika:uuid",
+    UUID,
     description="Generate a UUID: `version` v7 (time-ordered, default) or v4 (random).",
-    schema=obj({"version": {"enum": ["v4", "v7"], "default": "v7"}}),
     run=run,
 )

@@ -10,7 +10,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from nika.tools.builtins._base import Builtin, Context, fail, obj
+from nika.stdlib.files import WRITE
+from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import write_bytes
 from nika.tools.builtins._paths import judged
 
@@ -64,20 +65,11 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
 
 
 BUILTIN = Builtin(
-    name="nika:write",
+    WRITE,
     description=(
         "Write `content` (text, bytes, or JSON data — written as pretty JSON) to a file under "
         "the workflow directory. `overwrite` defaults true; `create_dirs` defaults false. "
         "Returns the written path."
-    ),
-    schema=obj(
-        {
-            "path": {"type": "string", "minLength": 1},
-            "content": {"description": "Text, bytes, or any JSON value."},
-            "create_dirs": {"type": "boolean", "default": False},
-            "overwrite": {"type": "boolean", "default": True},
-        },
-        ("path", "content"),
     ),
     run=run,
 )
