@@ -94,11 +94,12 @@ class Declaration:
         if found and not static:
             return out
         unfit = {m.path[0] if m.path else m.key for m in found}
+        # as written, a value is unknown while it is unfit or templated
+        unknown = unfit | {k for k, v in args.items() if templated(v)} if static else unfit
         for rule in self.rules:
-            if static and not rule.source and any(
-                    a in unfit or (a in args and templated(args[a])) for a in rule.reads):
-                continue
             if rule.source and not static:
+                continue  # how the file spells a value: the check's alone
+            if static and not rule.source and not unknown.isdisjoint(rule.reads):
                 continue
             problem = rule.test(args)
             if problem is not None and problem.arg not in unfit:

@@ -41,8 +41,18 @@ class Misfit:
     key: str | None = None
 
 
+_NAMED: Final[Mapping[type, str]] = {
+    type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
+    dict: "object", list: "array", tuple: "array",
+}  # fmt: skip
+"""The exact types args are made of, named at one lookup (the check walks every arg)."""
+
+
 def json_type(value: Any) -> str:
     """The JSON type name of a Python value (`bytes` and other non-JSON types by name)."""
+    named = _NAMED.get(type(value))
+    if named is not None:
+        return named
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -99,8 +109,8 @@ def misfits(schema: Mapping[str, Any], value: Any, *, static: bool, path: Path =
     if "type" in schema and not fits_type(value, schema["type"]):
         yield Misfit(path, "type", schema, value)
         return
-    unknown = static and templated(value)
-    if "enum" in schema and not unknown and not any(_same(value, e) for e in schema["enum"]):
+    if "enum" in schema and not (static and templated(value)) \
+            and not any(_same(value, e) for e in schema["enum"]):
         yield Misfit(path, "enum", schema, value)
     if isinstance(value, str):
         yield from _text(schema, value, path)
@@ -110,7 +120,7 @@ def misfits(schema: Mapping[str, Any], value: Any, *, static: bool, path: Path =
         yield from _items(schema, value, static, path)
     elif isinstance(value, Mapping):
         yield from _object(schema, value, static, path)
-    if "oneOf" in schema and not unknown:
+    if "oneOf" in schema and not (static and templated(value)):
         held = sum(not any(misfits(s, value, static=static, path=path)) for s in schema["oneOf"])
         if held != 1:
             yield Misfit(path, "oneOf", schema, value)
