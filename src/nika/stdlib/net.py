@@ -94,6 +94,19 @@ def _mode_pairs(a: Mapping[str, Any]) -> Problem | None:
     return None
 
 
+def _selector_is_css(a: Mapping[str, Any]) -> Problem | None:
+    if "selector" not in a:
+        return None
+    import soupsieve  # only a workflow with a selector pays for the CSS engine
+
+    try:
+        soupsieve.compile(a["selector"])
+    except soupsieve.SelectorSyntaxError as err:
+        return Problem(f"`selector: {a['selector']!r}` is not a CSS selector "
+                       f"({str(err).splitlines()[0]})", "selector")
+    return None
+
+
 def _crawl_alone(a: Mapping[str, Any]) -> Problem | None:
     clash = [k for k in TRAVERSE_EXCLUDES if k in a]
     if "traverse" in a and clash:
@@ -136,6 +149,7 @@ FETCH = Declaration("nika:fetch", obj({
     Rule("payload-needs-a-body-method", ("method",), _body_method),
     Rule("payload-sets-its-content-type", ("headers",), _own_content_type),
     Rule("mode-and-its-arg", ("mode",), _mode_pairs),
+    Rule("selector-is-css", ("selector",), _selector_is_css),
     Rule("crawl-alone", (), _crawl_alone),
     Rule("crawl-gets", ("method",), _crawl_gets),
     jq_rule("jq"),

@@ -130,6 +130,7 @@ CASES: dict[str, list[Case]] = {
               "headers": {"Content-Type": "text/plain"}}, B),
         Case({"url": "https://a.example", "mode": "markdown", "jq": ".a"}, B),
         Case({"url": "https://a.example", "mode": "selector"}, B),
+        Case({"url": "https://a.example", "mode": "selector", "selector": "a[["}, B),
         Case({"url": "https://a.example", "traverse": {"max_pages": 26}}, B),
         Case({"url": "https://a.example", "traverse": {"max_pages": 2}, "mode": "text"}, B),
         Case({"url": "https://a.example", "traverse": {"max_pages": 2}, "method": "HEAD"}, B),
