@@ -44,7 +44,9 @@ def test_every_declared_schema_is_valid_json_schema_in_the_subset(name: str) -> 
     assert set(_keywords(schema)) <= KEYWORDS
 
 
-_WRONG = st.sampled_from([None, True, 2.5, 7, "x", "", [], {}, "${{ a }}", [1, "b"]])
+_WRONG: st.SearchStrategy[Any] = st.sampled_from(
+    [None, True, 2.5, 7, "x", "", [], {}, "${{ a }}", [1, "b"]]
+)
 
 
 def _edges(low: int, high: int) -> st.SearchStrategy[int]:

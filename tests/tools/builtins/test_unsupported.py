@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from nika.check.capability import UNSERVED
 from nika.tools.builtins import BuiltinExecutor
 
-WELL_FORMED = {
+WELL_FORMED: dict[str, dict[str, Any]] = {
     "nika:chart": {"data": [1, 2], "out": "chart.svg"},
     "nika:decide": {"bundle": "rubric.yaml", "evidence": {}},
     "nika:image_fx": {"input": "a.png", "out": "b.png", "ops": [{"blur": 2}]},
