@@ -284,11 +284,13 @@ def words(text: str) -> list[str]:
     paths), numbers and filler kept, nothing stemmed. For matching a tool's name as a phrase
     (`Search_Car_Rentals` and "the (Search Car Rentals) endpoint" both read search car
     rentals), where stems and dropped filler would make unrelated phrases meet."""
-    return [
-        part.casefold()
-        for run in _IDENT_RE.findall(unicodedata.normalize("NFKC", text))
-        for part in (_PART_RE.findall(run) or (run,))
-    ]
+    out: list[str] = []
+    for run in _IDENT_RE.findall(text if text.isascii() else unicodedata.normalize("NFKC", text)):
+        if run.islower() and run.isalpha():  # the common case: one plain word
+            out.append(run)
+        else:
+            out.extend(part.casefold() for part in (_PART_RE.findall(run) or (run,)))
+    return out
 
 
 BACKOFF_MARK: Final = "#"

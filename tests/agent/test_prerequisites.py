@@ -71,6 +71,9 @@ def test_only_the_same_server_one_word_names_and_unambiguous_phrases_count() -> 
     assert prerequisites([uses, other_server, translate, twin_a, twin_b, twin_c]) == {}
     assert server_of("mcp:cars/v2/get_quote") == "mcp:cars/v2"
     assert server_of("nika:read") == "nika"
+    assert server_of("search_hotels") == server_of("get_hotel") == ""
+    bare = _tool("get_hotel", hotel_id="The id from search hotels.")
+    assert prerequisites([bare, _tool("search_hotels")]) == {"get_hotel": ("search_hotels",)}
 
 
 def test_a_tool_naming_itself_or_nothing_requires_nothing() -> None:

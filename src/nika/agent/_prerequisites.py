@@ -33,9 +33,12 @@ Phrase = tuple[str, ...]
 
 def server_of(name: str) -> str:
     """The namespace a tool name belongs to: `mcp:github/create_issue` -> `mcp:github`,
-    `nika:read` -> `nika`."""
+    `nika:read` -> `nika`, a bare `get_weather` -> "" (bare names share one namespace)."""
     head, slash, _ = name.rpartition("/")
-    return head if slash else name.partition(":")[0]
+    if slash:
+        return head
+    scheme, colon, _ = name.partition(":")
+    return scheme if colon else ""
 
 
 def _tool_words(name: str) -> Phrase:
@@ -53,46 +56,57 @@ def _descriptions(definition: ToolDefinition) -> Iterable[str]:
             yield schema["description"]
 
 
+class _Names:
+    """One server's tool names as phrases: phrase -> the one tool it names (None when tools
+    share it), and for each first word the phrase lengths that start with it, longest first."""
+
+    def __init__(self) -> None:
+        self.table: dict[Phrase, str | None] = {}
+        self.sizes: dict[str, tuple[int, ...]] = {}
+
+    def add(self, phrase: Phrase, name: str) -> None:
+        self.table[phrase] = None if phrase in self.table else name
+        sizes = self.sizes.get(phrase[0], ())
+        if len(phrase) not in sizes:
+            self.sizes[phrase[0]] = tuple(sorted((*sizes, len(phrase)), reverse=True))
+
+    def named(self, text: list[str]) -> list[str]:
+        """Tool names found in `text`, left to right, the longest phrase at each position."""
+        out: list[str] = []
+        i = 0
+        while i < len(text):
+            step = 1
+            for size in self.sizes.get(text[i], ()):
+                phrase = tuple(text[i : i + size])
+                if phrase in self.table:
+                    name = self.table[phrase]
+                    if name is not None:
+                        out.append(name)
+                    step = size
+                    break
+            i += step
+        return out
+
+
 def prerequisites(universe: Iterable[ToolDefinition]) -> dict[str, tuple[str, ...]]:
     """Each definition's prerequisites, in the order its parameter descriptions (sorted by
     parameter name) first name them; definitions without any are left out."""
     definitions = sorted(universe, key=lambda d: d.name)
-    # Per server: phrase -> the one tool it names, or None when tools share it.
-    phrases: dict[str, dict[Phrase, str | None]] = {}
+    servers: dict[str, _Names] = {}
     for d in definitions:
         phrase = _tool_words(d.name)
         if len(phrase) >= _MIN_WORDS:
-            table = phrases.setdefault(server_of(d.name), {})
-            table[phrase] = None if phrase in table else d.name
+            servers.setdefault(server_of(d.name), _Names()).add(phrase, d.name)
     found: dict[str, tuple[str, ...]] = {}
     for d in definitions:
-        table = phrases.get(server_of(d.name), {})
-        if not table:
+        names = servers.get(server_of(d.name))
+        if names is None:
             continue
-        longest = max(map(len, table))
         named: dict[str, None] = {}
         for text in _descriptions(d):
-            for name in _named(words(text), table, longest):
+            for name in names.named(words(text)):
                 if name != d.name:
                     named[name] = None
         if named:
             found[d.name] = tuple(named)
     return found
-
-
-def _named(text: list[str], table: Mapping[Phrase, str | None], longest: int) -> list[str]:
-    """Tool names found in `text`, left to right, the longest phrase at each position."""
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        step = 1
-        for size in range(min(longest, len(text) - i), _MIN_WORDS - 1, -1):
-            phrase = tuple(text[i : i + size])
-            if phrase in table:
-                name = table[phrase]
-                if name is not None:
-                    out.append(name)
-                step = size
-                break
-        i += step
-    return out
