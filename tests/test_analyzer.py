@@ -142,6 +142,14 @@ def test_words_split_identifiers_and_keep_everything_else() -> None:
     assert words("Ｓｅａｒｃｈ_Hotels") == ["search", "hotels"]
 
 
+def test_words_can_keep_their_case() -> None:
+    text = "the Search Airport API, searchCarRentals, HTTPServer"
+    kept = words(text, fold=False)
+    assert kept == ["the", "Search", "Airport", "API", "search", "Car", "Rentals", "HTTP",
+                    "Server"]
+    assert [w.casefold() for w in kept] == words(text)
+
+
 # --- terms and determinism -------------------------------------------------------------------
 
 _ALPHABET = "aZé9_-:/. \nxYQq0北京天气のを서울ช่วยالبحثـ\u0301ＧẞLlC"

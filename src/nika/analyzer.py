@@ -279,17 +279,20 @@ def terms(text: str) -> set[str]:
 _IDENT_RE: Final = re.compile(r"[^\W_]+")
 
 
-def words(text: str) -> list[str]:
-    """The words of `text` as written, case-folded: identifiers split (camelCase, snake_case,
-    paths), numbers and filler kept, nothing stemmed. For matching a tool's name as a phrase
-    (`Search_Car_Rentals` and "the (Search Car Rentals) endpoint" both read search car
-    rentals), where stems and dropped filler would make unrelated phrases meet."""
+def words(text: str, *, fold: bool = True) -> list[str]:
+    """The words of `text` as written, case-folded unless `fold` is false: identifiers split
+    (camelCase, snake_case, paths), numbers and filler kept, nothing stemmed. For matching a
+    tool's name as a phrase (`Search_Car_Rentals` and "the (Search Car Rentals) endpoint" both
+    read search car rentals), where stems and dropped filler would make unrelated phrases
+    meet."""
     out: list[str] = []
     for run in _IDENT_RE.findall(text if text.isascii() else unicodedata.normalize("NFKC", text)):
         if run.islower() and run.isalpha():  # the common case: one plain word
             out.append(run)
-        else:
+        elif fold:
             out.extend(part.casefold() for part in (_PART_RE.findall(run) or (run,)))
+        else:
+            out.extend(_PART_RE.findall(run) or (run,))
     return out
 
 

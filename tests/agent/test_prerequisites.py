@@ -76,6 +76,39 @@ def test_only_the_same_server_one_word_names_and_unambiguous_phrases_count() -> 
     assert prerequisites([bare, _tool("search_hotels")]) == {"get_hotel": ("search_hotels",)}
 
 
+def test_a_sibling_is_named_without_the_family_name_when_written_as_a_name() -> None:
+    airport = _tool("mcp:api/SkyScrapperSearchAirport")
+    location = _tool("mcp:api/TripadvisorSearchLocation")
+    offers = _tool("mcp:api/Product_Search_Product_Offers")
+    flights = _tool(
+        "mcp:api/SkyScrapperFlightSearch",
+        origin="The code can be extracted from the Search Airport API in the Flights collection.",
+    )
+    hotels = _tool("mcp:api/TripadvisorSearchHotels", geo="From the Search Location API.")
+    found = prerequisites([airport, location, offers, flights, hotels])
+    assert found == {
+        "mcp:api/SkyScrapperFlightSearch": ("mcp:api/SkyScrapperSearchAirport",),
+        # shared: tripadvisor search; the short name keeps two words (search location)
+        "mcp:api/TripadvisorSearchHotels": ("mcp:api/TripadvisorSearchLocation",),
+    }
+    # Lower case is prose, not a name; a one-word rest is an ordinary word; a tool of another
+    # family (no shared first word) is never named short.
+    prose = _tool("mcp:api/Product_Search_Details", sort="Sort product offers by price.")
+    short = _tool("mcp:api/TripadvisorSearchRestaurants", geo="The Location of the city.")
+    stranger = _tool("mcp:api/Weather_Now", q="A city, or an airport from Search Airport.")
+    assert prerequisites([offers, prose, location, short, airport, stranger]) == {}
+
+
+def test_a_full_name_wins_over_a_family_short_name() -> None:
+    # "Search Location" is the full name of one tool and a short name of a sibling.
+    plain = _tool("mcp:api/Search_Location")
+    sibling = _tool("mcp:api/Trip_Search_Location")
+    hotels = _tool("mcp:api/Trip_Hotels", geo="From Search Location.")
+    assert prerequisites([plain, sibling, hotels]) == {
+        "mcp:api/Trip_Hotels": ("mcp:api/Search_Location",)
+    }
+
+
 def test_a_tool_naming_itself_or_nothing_requires_nothing() -> None:
     itself = _tool("mcp:cars/Search_Car_Rentals", page="Next page of search car rentals.")
     assert prerequisites([itself]) == {}

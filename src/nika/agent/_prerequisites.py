@@ -3,7 +3,7 @@
 API and MCP tool schemas routinely say where an argument comes from: "`hotel_id` can be
 retrieved from the **(Search Hotels)** endpoint", "the id returned by `list_projects`". A
 model offered the tool but not the one it names must spend a turn without it, so the router
-offers the named tool beside it (`nika.agent.router`, `PREREQUISITE_SHARE`).
+offers the named tool beside it (`nika.agent.router`, `PREREQUISITE_WEIGHT`).
 
 A definition B requires a definition A when a parameter description of B names A: the words
 of A's tool name (`mcp:booking/Search_Car_Rentals` reads search car rentals) appear there as
@@ -14,13 +14,22 @@ documentation names its own tools; another server's `exchange_rate` in a sentenc
 coincidence), and a phrase two of the server's tools share names neither. At each position
 the longest name wins, so "Search Hotels By Coordinates" is not also "Search Hotels".
 
+Within a family, the name's leading words may be left out: tools whose names start with the
+same words are one API's endpoints (`SkyScrapperFlightSearch`, `SkyScrapperSearchAirport`), and
+an endpoint's documentation names its siblings without the family's name ("the Search Airport
+API"). So for B, each sibling A whose name shares B's first word (or more) is also named by
+the rest of its name after any of those shared words, when two words or more remain and the
+text writes them capitalised, as a proper name: for `TripadvisorSearchHotels`, "the Search
+Location API" names `TripadvisorSearchLocation`, "sort product offers" names no
+`Product_Search_Product_Offers`.
+
 Built once per run with the index; the result depends only on the definitions, not on their
 order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from nika.agent.seams import ToolDefinition
@@ -70,16 +79,26 @@ class _Names:
         if len(phrase) not in sizes:
             self.sizes[phrase[0]] = tuple(sorted((*sizes, len(phrase)), reverse=True))
 
-    def named(self, text: list[str]) -> list[str]:
-        """Tool names found in `text`, left to right, the longest phrase at each position."""
+    def named(
+        self, text: list[str], family: _Names | None = None, capital: Sequence[bool] = ()
+    ) -> list[str]:
+        """Tool names found in `text`, left to right, the longest phrase at each position;
+        `family` adds the short names of the dependent's siblings, which count only where
+        every word is capitalised (`capital`, per word of `text`); a full name wins a tie."""
         out: list[str] = []
         i = 0
         while i < len(text):
             step = 1
-            for size in self.sizes.get(text[i], ()):
+            sizes = self.sizes.get(text[i], ())
+            if family is not None and text[i] in family.sizes:
+                sizes = tuple(sorted({*sizes, *family.sizes[text[i]]}, reverse=True))
+            for size in sizes:
                 phrase = tuple(text[i : i + size])
-                if phrase in self.table:
-                    name = self.table[phrase]
+                table: Mapping[Phrase, str | None] = self.table
+                if phrase not in table and family is not None and all(capital[i : i + size]):
+                    table = family.table
+                if phrase in table:
+                    name = table[phrase]
                     if name is not None:
                         out.append(name)
                     step = size
@@ -88,23 +107,47 @@ class _Names:
         return out
 
 
+def _family(phrase: Phrase, siblings: Iterable[tuple[Phrase, str]]) -> _Names | None:
+    """The short names of the tools sharing `phrase`'s leading words (see the module
+    docstring), or None when no sibling has one."""
+    family = _Names()
+    for other, name in siblings:
+        shared = 0
+        for a, b in zip(phrase, other, strict=False):
+            if a != b:
+                break
+            shared += 1
+        for cut in range(1, min(shared, len(other) - _MIN_WORDS) + 1):
+            family.add(other[cut:], name)
+    return family if family.table else None
+
+
 def prerequisites(universe: Iterable[ToolDefinition]) -> dict[str, tuple[str, ...]]:
     """Each definition's prerequisites, in the order its parameter descriptions (sorted by
     parameter name) first name them; definitions without any are left out."""
     definitions = sorted(universe, key=lambda d: d.name)
     servers: dict[str, _Names] = {}
+    # Siblings: the tools of one server whose names start with the same word.
+    by_first: dict[tuple[str, str], list[tuple[Phrase, str]]] = {}
     for d in definitions:
         phrase = _tool_words(d.name)
         if len(phrase) >= _MIN_WORDS:
             servers.setdefault(server_of(d.name), _Names()).add(phrase, d.name)
+        if phrase:
+            by_first.setdefault((server_of(d.name), phrase[0]), []).append((phrase, d.name))
     found: dict[str, tuple[str, ...]] = {}
     for d in definitions:
         names = servers.get(server_of(d.name))
         if names is None:
             continue
+        phrase = _tool_words(d.name)
+        siblings = by_first.get((server_of(d.name), phrase[0]), ()) if phrase else ()
+        family = _family(phrase, ((p, n) for p, n in siblings if n != d.name))
         named: dict[str, None] = {}
         for text in _descriptions(d):
-            for name in names.named(words(text)):
+            written = words(text, fold=False)
+            capital = [w[:1].isupper() for w in written]
+            for name in names.named([w.casefold() for w in written], family, capital):
                 if name != d.name:
                     named[name] = None
         if named:
