@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nika.analyzer import BACKOFF_MARK, STOP_WORDS, backoff, terms, tokenize, words
+from nika.analyzer import STOP_WORDS, SUBWORD_MARK, subwords, terms, tokenize, words
 
 # --- identifiers and Latin text ----------------------------------------------------------------
 
@@ -111,27 +111,27 @@ def test_cyrillic_and_greek_stem_in_their_language() -> None:
     assert len(set(tokenize("καιρός καιρού"))) == 1
 
 
-# --- backoff and words -------------------------------------------------------------------------
+# --- subwords and words -------------------------------------------------------------------------
 
 
-def test_arabic_root_forms_meet_through_backoff_bigrams() -> None:
+def test_arabic_root_forms_meet_through_subword_bigrams() -> None:
     # The imperative "convert" and the noun "conversion": different stems, one root.
     imperative, noun = tokenize("حول"), tokenize("تحويل")
     assert set(imperative).isdisjoint(noun)
-    assert set(backoff(imperative)) & set(backoff(noun)) == {"#حو"}
-    assert all(term.startswith(BACKOFF_MARK) for term in backoff(noun))
+    assert set(subwords(imperative)) & set(subwords(noun)) == {"#حو"}
+    assert all(term.startswith(SUBWORD_MARK) for term in subwords(noun))
 
 
 @pytest.mark.parametrize(
     "text", ["rent rentals", "s3 bucket", "北京天气", "พยากรณ์อากาศ", "naïve façade", ""]
 )
-def test_latin_cjk_and_thai_terms_have_no_backoff(text: str) -> None:
-    assert backoff(tokenize(text)) == []
+def test_latin_cjk_and_thai_terms_have_no_subwords(text: str) -> None:
+    assert subwords(tokenize(text)) == []
 
 
-def test_backoff_covers_other_spaced_scripts_and_lone_letters() -> None:
-    assert backoff(["мир", "ש"]) == ["#ми", "#ир", "#ש"]
-    assert backoff(["абв2"]) == []  # identifiers with digits keep their spelling only
+def test_subwords_cover_other_spaced_scripts_and_lone_letters() -> None:
+    assert subwords(["мир", "ש"]) == ["#ми", "#ир", "#ש"]
+    assert subwords(["абв2"]) == []  # identifiers with digits keep their spelling only
 
 
 def test_words_split_identifiers_and_keep_everything_else() -> None:

@@ -28,14 +28,14 @@ The pipeline, applied to a tool's definition and to an agent's live context alik
    0.1-0.5 µs per token, the pure-Python `snowballstemmer` 30-70 µs, over a hundred times
    more; stems are also memoised per process (~40 ns per token), and so are analysed words.
 
-7. **Backoff** (`backoff`, a separate, low-weight field in the router): the character
+7. **Subwords** (`subwords`, a separate, low-weight field in the router): the character
    bigrams of each term in a spaced script other than Latin. Arabic and Hebrew build words
    from a root with infixes and prefixes a light stemmer cannot undo (the imperative حوّل
    "convert" and the noun تحويل "conversion" share no stem, but share the bigram حو),
    and no Snowball stemmer exists for most of the other scripts: bigrams let such a request
    meet its tool through a shared piece of a word rather than fail open. Latin words get
    none: Snowball covers their morphology (measured in `bench/router_bench.py`: a
-   four-letter-prefix backoff for Latin words lowered all-gold recall on the dev split).
+   four-letter-prefix subword field for Latin words lowered all-gold recall on the dev split).
 
 Deterministic: the output depends only on the text (no locale, no hash order).
 """
@@ -296,13 +296,13 @@ def words(text: str, *, fold: bool = True) -> list[str]:
     return out
 
 
-BACKOFF_MARK: Final = "#"
-"""Prefixes backoff terms: the analyzer's terms are word characters, so a backoff term can
+SUBWORD_MARK: Final = "#"
+"""Prefixes subword terms: the analyzer's terms are word characters, so a subword term can
 never equal a term."""
 
 
-def backoff(terms: Iterable[str]) -> list[str]:
-    """The backoff terms of analysed `terms`, in order (see the module docstring, step 7):
+def subwords(terms: Iterable[str]) -> list[str]:
+    """The subword terms of analysed `terms`, in order (see the module docstring, step 7):
     `#` + each character bigram of a term written in a spaced script other than Latin (a
     one-character term is its own unigram). Other terms (Latin, digits, the bigrams of
     CJK and Thai) yield none."""
@@ -310,7 +310,7 @@ def backoff(terms: Iterable[str]) -> list[str]:
     for term in terms:
         if term[0] < "\u0370" or not term.isalpha() or _BIGRAMMED_RE.match(term):
             continue
-        out.extend(BACKOFF_MARK + gram for gram in _bigrams(term))
+        out.extend(SUBWORD_MARK + gram for gram in _bigrams(term))
     return out
 
 

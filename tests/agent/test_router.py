@@ -203,7 +203,7 @@ def test_document_fields_are_name_description_and_parameters() -> None:
         ["mcp", "git", "creat", "branch"],
         ["creat", "branch"],
         ["ref", "name", "branch", "name"],
-        [],  # Latin words have no backoff terms
+        [],  # Latin words have no subword terms
     )
     assert document_fields(ToolDefinition(ToolName("nika:x"), "X.", {"properties": 3})) == (
         ["nika"], [], [], []
@@ -280,7 +280,7 @@ def test_a_cjk_request_finds_a_tool_described_in_its_language() -> None:
     assert router.rank(_ctx("查询walrus状态"))[0] == "mcp:srv/handle_walrus"
 
 
-def test_an_arabic_imperative_meets_its_tool_through_backoff() -> None:
+def test_an_arabic_imperative_meets_its_tool_through_subwords() -> None:
     convert = ToolDefinition(
         ToolName("mcp:fx/convert"), "تحويل مبلغ بين العملات حسب سعر الصرف", {}, "mcp"
     )

@@ -23,8 +23,8 @@ where the selection does.
 
 **The index** (`nika.bm25`, built once per run) has four BM25F fields, weighted
 `FIELD_WEIGHTS`: the name (split on `:/_-.` and camelCase), the description, the parameter
-names and descriptions, and, weighted low, the backoff terms of all three (character bigrams of
-words in spaced scripts other than Latin, `nika.analyzer.backoff`: an Arabic imperative meets
+names and descriptions, and, weighted low, the subword terms of all three (character bigrams of
+words in spaced scripts other than Latin, `nika.analyzer.subwords`: an Arabic imperative meets
 the noun of its root instead of failing open). Terms come from `nika.analyzer` (Unicode
 segmentation with CJK and Thai bigrams, chat-filler stop terms, compounds, Snowball stems), the
 same for tools and contexts.
@@ -41,7 +41,7 @@ recall@12: 0.42 -> 0.80). Their score is what `RoutingDecision.scores` reports f
 parts it appears in. Newest text up, standing text down:
 
 * 1.0: the request (the prompt's last paragraph: in a chat transcript or behind a system-style
-  preamble, the newest user text comes last) and the last assistant text, with their backoff
+  preamble, the newest user text comes last) and the last assistant text, with their subword
   terms;
 * `PREAMBLE_WEIGHT` (0.25): the prompt's earlier paragraphs, the standing preamble that is the
   same every turn and names every capability the agent has;
@@ -79,11 +79,11 @@ from nika.agent._prerequisites import prerequisites
 from nika.agent.config import AgentConfig
 from nika.agent.observe import RouteMode, RouteReason
 from nika.agent.seams import Embedder, ToolDefinition
-from nika.analyzer import backoff, terms, tokenize
+from nika.analyzer import subwords, terms, tokenize
 from nika.bm25 import BM25Index, ScoredDoc
 
 FIELD_WEIGHTS: Final = (3.0, 1.0, 0.25, 0.3)
-"""BM25F weights of a definition's name, description, parameter text and backoff terms."""
+"""BM25F weights of a definition's name, description, parameter text and subword terms."""
 BM25_K1: Final = 2.0
 BM25_B: Final = 0.9
 """BM25 saturation and length normalisation, chosen with `FIELD_WEIGHTS` on the bench's dev
@@ -158,11 +158,11 @@ def document_fields(
     definition: ToolDefinition,
 ) -> tuple[list[str], list[str], list[str], list[str]]:
     """The terms a definition is indexed by, per field: name, description, parameter text, and
-    the backoff terms of all three (`nika.analyzer.backoff`)."""
+    the subword terms of all three (`nika.analyzer.subwords`)."""
     name = tokenize(definition.name)
     description = tokenize(definition.description)
     parameters = tokenize(parameter_text(definition))
-    return name, description, parameters, backoff([*name, *description, *parameters])
+    return name, description, parameters, subwords([*name, *description, *parameters])
 
 
 def embedding_text(definition: ToolDefinition) -> str:
@@ -190,16 +190,16 @@ def context_query(ctx: RouteContext) -> dict[str, float]:
     """The weighted BM25 query of the live context (see the module docstring)."""
     preamble, request = split_prompt(ctx.prompt)
     return _weighted(
-        _with_backoff(terms(request) | terms(ctx.last_assistant_text)),
+        _with_subwords(terms(request) | terms(ctx.last_assistant_text)),
         terms(preamble),
         _observed_terms(ctx.last_observations),
     )
 
 
-def _with_backoff(newest: AbstractSet[str]) -> AbstractSet[str]:
-    """The newest text's terms and their backoff terms (the preamble and observations get
-    none: backoff is for a request that would otherwise meet nothing)."""
-    extra = backoff(newest)
+def _with_subwords(newest: AbstractSet[str]) -> AbstractSet[str]:
+    """The newest text's terms and their subword terms (the preamble and observations get
+    none: subwords are for a request that would otherwise meet nothing)."""
+    extra = subwords(newest)
     return newest | frozenset(extra) if extra else newest
 
 
@@ -388,7 +388,7 @@ class ToolRouter:
         if ctx.last_observations != self._observations[0]:
             observations = ctx.last_observations
             self._observations = (observations, _observed_terms(observations))
-        newest = _with_backoff(self._prompt[1] | terms(ctx.last_assistant_text))
+        newest = _with_subwords(self._prompt[1] | terms(ctx.last_assistant_text))
         return _weighted(newest, self._prompt[2], self._observations[1])
 
     def _decision(
