@@ -80,46 +80,39 @@ class _Names:
             self.sizes[phrase[0]] = tuple(sorted((*sizes, len(phrase)), reverse=True))
 
     def named(
-        self, text: list[str], family: _Names | None = None, capital: Sequence[bool] = ()
+        self, text: list[str], families: Sequence[_Names] = (), capital: Sequence[bool] = ()
     ) -> list[str]:
-        """Tool names found in `text`, left to right, the longest phrase at each position;
-        `family` adds the short names of the dependent's siblings, which count only where
-        every word is capitalised (`capital`, per word of `text`); a full name wins a tie."""
+        """Tool names found in `text`, left to right, the longest phrase at each position.
+        `families` add the short names of the dependent's siblings (one table per shared
+        prefix), which count only where every word is capitalised (`capital`, per word of
+        `text`); a full name wins a tie, and a short name two siblings share names neither."""
         out: list[str] = []
         i = 0
         while i < len(text):
             step = 1
             sizes = self.sizes.get(text[i], ())
-            if family is not None and text[i] in family.sizes:
-                sizes = tuple(sorted({*sizes, *family.sizes[text[i]]}, reverse=True))
+            if families:
+                sizes = tuple(sorted(
+                    {*sizes, *(n for f in families for n in f.sizes.get(text[i], ()))},
+                    reverse=True,
+                ))  # fmt: skip
             for size in sizes:
                 phrase = tuple(text[i : i + size])
-                table: Mapping[Phrase, str | None] = self.table
-                if phrase not in table and family is not None and all(capital[i : i + size]):
-                    table = family.table
-                if phrase in table:
-                    name = table[phrase]
-                    if name is not None:
-                        out.append(name)
-                    step = size
-                    break
+                if phrase in self.table:
+                    found: set[str | None] = {self.table[phrase]}
+                elif families and all(capital[i : i + size]):
+                    found = {f.table[phrase] for f in families if phrase in f.table}
+                else:
+                    continue
+                if not found:
+                    continue
+                name = found.pop() if len(found) == 1 else None
+                if name is not None:
+                    out.append(name)
+                step = size
+                break
             i += step
         return out
-
-
-def _family(phrase: Phrase, siblings: Iterable[tuple[Phrase, str]]) -> _Names | None:
-    """The short names of the tools sharing `phrase`'s leading words (see the module
-    docstring), or None when no sibling has one."""
-    family = _Names()
-    for other, name in siblings:
-        shared = 0
-        for a, b in zip(phrase, other, strict=False):
-            if a != b:
-                break
-            shared += 1
-        for cut in range(1, min(shared, len(other) - _MIN_WORDS) + 1):
-            family.add(other[cut:], name)
-    return family if family.table else None
 
 
 def prerequisites(universe: Iterable[ToolDefinition]) -> dict[str, tuple[str, ...]]:
@@ -127,27 +120,33 @@ def prerequisites(universe: Iterable[ToolDefinition]) -> dict[str, tuple[str, ..
     parameter name) first name them; definitions without any are left out."""
     definitions = sorted(universe, key=lambda d: d.name)
     servers: dict[str, _Names] = {}
-    # Siblings: the tools of one server whose names start with the same word.
-    by_first: dict[tuple[str, str], list[tuple[Phrase, str]]] = {}
+    # A family per (server, leading words): the rest of each member's name, two words or
+    # more. Built in one pass over the names, so a server of many tools sharing a first word
+    # costs no pairwise comparison.
+    families: dict[tuple[str, Phrase], _Names] = {}
     for d in definitions:
-        phrase = _tool_words(d.name)
+        phrase, server = _tool_words(d.name), server_of(d.name)
         if len(phrase) >= _MIN_WORDS:
-            servers.setdefault(server_of(d.name), _Names()).add(phrase, d.name)
-        if phrase:
-            by_first.setdefault((server_of(d.name), phrase[0]), []).append((phrase, d.name))
+            servers.setdefault(server, _Names()).add(phrase, d.name)
+        for cut in range(1, len(phrase) - _MIN_WORDS + 1):
+            families.setdefault((server, phrase[:cut]), _Names()).add(phrase[cut:], d.name)
     found: dict[str, tuple[str, ...]] = {}
     for d in definitions:
-        names = servers.get(server_of(d.name))
+        server = server_of(d.name)
+        names = servers.get(server)
         if names is None:
             continue
         phrase = _tool_words(d.name)
-        siblings = by_first.get((server_of(d.name), phrase[0]), ()) if phrase else ()
-        family = _family(phrase, ((p, n) for p, n in siblings if n != d.name))
+        mine = [
+            family
+            for cut in range(1, len(phrase) + 1)
+            if (family := families.get((server, phrase[:cut]))) is not None
+        ]
         named: dict[str, None] = {}
         for text in _descriptions(d):
             written = words(text, fold=False)
             capital = [w[:1].isupper() for w in written]
-            for name in names.named([w.casefold() for w in written], family, capital):
+            for name in names.named([w.casefold() for w in written], mine, capital):
                 if name != d.name:
                     named[name] = None
         if named:
