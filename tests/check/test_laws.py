@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nika.check import check
+from nika.check._laws import EGRESS_BUILTINS, egress_capable, may_reach
+from nika.check._trifecta import is_ingress
 from nika.check.graph import Graph, derive
 from nika.syntax.loader import load_document
 from nika.syntax.model import TaskId, Workflow, build_workflow
@@ -112,3 +114,27 @@ def test_an_unclosed_island_in_a_gated_binding_is_reported_once_not_as_a_crash()
         '    invoke: { tool: nika:write, args: { path: out/x, content: "${{ with.c }}" } }\n'
     )
     assert [e.code for e in verdict.errors] == ["NIKA-VAR-008"]
+
+
+def test_may_reach_judges_each_verb_by_what_it_can_touch() -> None:
+    wf = build_workflow(load_document(
+        "nika: x\ntasks:\n"
+        "  sh:\n    exec: { command: [echo, hi] }\n"
+        "  get:\n    invoke: { tool: nika:fetch, args: { url: 'https://a.example/' } }\n"
+        "  put:\n    invoke: { tool: nika:write, args: { path: o.txt, content: x } }\n"
+        "  mcp:\n    invoke: { tool: mcp:db/query }\n"
+        "  wide:\n    agent: { prompt: go, tools: ['nika:*'] }\n"
+        "  reader:\n    agent: { prompt: go, tools: ['nika:read'] }\n"
+        "  think:\n    infer: { prompt: hi }\n"
+    ))[0]
+    assert wf is not None
+    t = wf.tasks
+    reach = {tid: may_reach(t[TaskId(tid)], frozenset({"nika:fetch"})) for tid in
+             ("sh", "get", "put", "mcp", "wide", "reader", "think")}
+    assert reach == {"sh": True, "get": True, "put": False, "mcp": True, "wide": True,
+                     "reader": False, "think": False}
+    # the two laws read the one judgement through their own builtin sets
+    assert all(is_ingress(task) == may_reach(task, frozenset({"nika:fetch"}))
+               for task in t.values())
+    assert all(egress_capable(task) == may_reach(task, EGRESS_BUILTINS) for task in t.values())
+    assert egress_capable(t[TaskId("put")]) and not is_ingress(t[TaskId("put")])

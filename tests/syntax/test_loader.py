@@ -444,3 +444,19 @@ def test_round_trip_through_a_simple_emitter(data: dict[str, Any]) -> None:
     text = "\n".join(_emit(data, 0)) + "\n"
     assert unicodedata.is_normalized("NFC", text)
     assert _same(load_document(text).root, data)
+
+
+def test_node_reads_the_authored_data_at_a_key_path() -> None:
+    doc = load_document(WORKFLOW)
+    assert doc.node(("tasks", "fetch", "exec", "command", 0)) == "curl"
+    assert doc.node(("tasks", "fetch", "timeout")) == "30s"
+    assert doc.node(()) is doc.root
+    # absent keys, out-of-range or non-int indexes, and steps into scalars are all None
+    for path in [
+        ("tasks", "nope"),
+        ("tasks", "fetch", "exec", "command", 3),
+        ("tasks", "fetch", "exec", "command", -1),
+        ("tasks", "fetch", "exec", "command", "0"),
+        ("tasks", "fetch", "timeout", "s"),
+    ]:
+        assert doc.node(path) is None, path

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from nika.syntax.lower import lower
-from nika.syntax.typefit import conforms
+from nika.syntax.typefit import conforms, decode_may_fit
 from nika.syntax.types import TypeExpr, parse_type
 
 
@@ -67,3 +67,27 @@ def test_a_value_fits_the_lowered_schema_exactly_when_it_conforms(value: Any) ->
     t = typed(ENTITIES)
     valid = jsonschema.Draft202012Validator(lower(t)).is_valid(value)
     assert valid == conforms(value, t)
+
+
+@pytest.mark.parametrize(
+    ("produced", "raw", "fits"),
+    [
+        ("json", {"object": {"n": "integer"}}, True),
+        ("jsonl", {"array": "string"}, True),
+        ("jsonl", {"map": "string"}, False),
+        ("structured", {"object": {"exit_code": "integer"}}, True),
+        ("structured", "string", False),
+        ("bytes", "bytes", True),
+        ("bytes", "string", False),
+        ("text", "string", True),
+        ("text", "timestamp", True),
+        ("text", {"enum": ["a", "b"]}, True),
+        ("text", "integer", False),
+        ("text", {"union": ["integer", "path"]}, True),
+        ("jsonl", {"union": ["string", {"array": "integer"}]}, True),
+    ],
+)
+def test_decode_may_fit_is_the_static_reach_of_an_exec_decode(
+    produced: str, raw: Any, fits: bool
+) -> None:
+    assert decode_may_fit(produced, typed(raw)) is fits

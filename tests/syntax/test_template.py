@@ -10,6 +10,7 @@ from nika.errors import NikaError
 from nika.syntax.template import (
     Island,
     find_islands,
+    is_literal,
     is_whole_island,
     render,
     render_json,
@@ -178,3 +179,18 @@ def test_segments_never_crash_and_roundtrip_literals(text: str) -> None:
             assert text[part.start : part.end].endswith("}}")
     if "${{" not in text:
         assert "".join(p for p in parts if isinstance(p, str)) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "literal"),
+    [
+        ("plain", True),
+        ({"a": [1, "two", {"b": None}]}, True),
+        ("${{ inputs.x }}", False),
+        ({"a": ["ok", {"b": "at ${{ with.y }}"}]}, False),
+        (("t", "${{ item }}"), False),
+        ({"${{ k }}": "keys are names, not values"}, True),
+    ],
+)
+def test_is_literal_looks_at_every_nested_string(value: Any, literal: bool) -> None:
+    assert is_literal(value) is literal

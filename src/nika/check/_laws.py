@@ -111,18 +111,25 @@ def _is_gate(task: Task) -> bool:
     return bool(task.body.args.get("mode", "confirm") == "confirm")
 
 
-def _egress(task: Task) -> bool:
+def may_reach(task: Task, builtins: frozenset[str]) -> bool:
+    """Can `task` use one of `builtins`? An `exec:` or an MCP tool can do anything, so it
+    always may; an agent may when one of its `tools:` entries (a glob) admits one."""
     body = task.body
     if isinstance(body, ExecBody):
         return True
     if isinstance(body, InvokeBody) and body.tool is not None:
-        return body.tool in EGRESS_BUILTINS or body.tool.startswith("mcp:")
+        return body.tool in builtins or body.tool.startswith("mcp:")
     if isinstance(body, AgentBody):
         return any(
-            entry.startswith("mcp:") or any(glob_match(entry, b) for b in EGRESS_BUILTINS)
+            entry.startswith("mcp:") or any(glob_match(entry, b) for b in builtins)
             for entry in body.tools
         )
     return False
+
+
+def egress_capable(task: Task) -> bool:
+    """Can `task` send content out of the run (an `EGRESS_BUILTINS` effect)?"""
+    return may_reach(task, EGRESS_BUILTINS)
 
 
 def _consent(ctx: CheckContext, graph: Graph) -> Iterator[Finding]:
@@ -143,7 +150,7 @@ def _consent(ctx: CheckContext, graph: Graph) -> Iterator[Finding]:
             state[node] = proven
             queue.extend((c, proven) for c in graph.consumers(node))
         for node in sorted(state, key=position.__getitem__):
-            if not _egress(tasks[node]):
+            if not egress_capable(tasks[node]):
                 continue
             err = ctx.error(
                 "NIKA-SEC-014",

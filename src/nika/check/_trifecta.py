@@ -35,14 +35,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from nika.check._islands import reads
-from nika.check._laws import _egress as egress_capable
+from nika.check._laws import egress_capable, may_reach
 from nika.check.context import CheckContext
 from nika.check.graph import Edge, EdgeKind, Graph
 from nika.check.judge import canonical_glob, root_class
 from nika.check.secret_flow import _sink_values as surface_values
 from nika.errors import NikaError
-from nika.syntax.globs import glob_match
-from nika.syntax.model import AgentBody, ExecBody, InvokeBody, Permits, Task, TaskId
+from nika.syntax.model import InvokeBody, Permits, Task, TaskId
 from nika.syntax.template import walk_strings
 
 INGRESS_BUILTINS: Final = frozenset({"nika:fetch"})
@@ -121,17 +120,7 @@ def _escapes(glob: Any) -> bool:
 
 def is_ingress(task: Task) -> bool:
     """Leg ②: does this task bring in content the workflow did not author?"""
-    body = task.body
-    if isinstance(body, ExecBody):
-        return True
-    if isinstance(body, InvokeBody) and body.tool is not None:
-        return body.tool in INGRESS_BUILTINS or body.tool.startswith("mcp:")
-    if isinstance(body, AgentBody):
-        return any(
-            entry.startswith("mcp:") or any(glob_match(entry, b) for b in INGRESS_BUILTINS)
-            for entry in body.tools
-        )
-    return False
+    return may_reach(task, INGRESS_BUILTINS)
 
 
 def is_blocking_gate(task: Task) -> bool:

@@ -26,6 +26,7 @@ from nika.errors import NikaError
 from nika.syntax.loader import MAX_DOCUMENT_BYTES, load_document
 from nika.syntax.model import InvokeBody, Task, Workflow, build_workflow
 from nika.syntax.subtype import is_subtype
+from nika.syntax.template import is_literal
 from nika.syntax.typefit import conforms
 from nika.syntax.types import MapOf, ObjectOf, TypeExpr, render
 
@@ -183,7 +184,7 @@ def _typed_call(
                 f"(its inputs: {known})",
                 (*at, "args", name),
             )
-        elif _literal(value) and not conforms(value, target_input.type):
+        elif is_literal(value) and not conforms(value, target_input.type):
             yield ctx.error(
                 "NIKA-COMP-004",
                 f"task `{task.id}` passes `{name}: {value!r}`, which does not fit the "
@@ -198,16 +199,6 @@ def _typed_call(
                 f"task `{task.id}` declares `returns: {render(task.returns)}`, but {problem}",
                 (*task.path, "returns"),
             )
-
-
-def _literal(value: object) -> bool:
-    if isinstance(value, str):
-        return "${{" not in value
-    if isinstance(value, dict):
-        return all(_literal(v) for v in value.values())
-    if isinstance(value, list):
-        return all(_literal(v) for v in value)
-    return True
 
 
 def _returns_problem(child: Workflow, want: TypeExpr) -> str | None:

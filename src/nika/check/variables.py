@@ -58,25 +58,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield from _scan(ctx, resolver, root["model"], ("model",), envelope)
     outputs = Scope(surface="workflow `outputs:`", tasks="any")
     for decl in ctx.workflow.outputs.values():
-        raw = _node(root, decl.path)
+        raw = ctx.document.node(decl.path)
         typed = isinstance(raw, Mapping) and "value" in raw and raw["value"] is decl.value
         site = (*decl.path, "value") if typed else decl.path
         yield from _scan(ctx, resolver, decl.value, site, outputs)
     for task in ctx.workflow.tasks.values():
-        raw_task = _node(root, task.path)
+        raw_task = ctx.document.node(task.path)
         yield from _task(ctx, resolver, task, raw_task if isinstance(raw_task, Mapping) else {})
-
-
-def _node(root: Any, path: KeyPath) -> Any:
-    node = root
-    for step in path:
-        if isinstance(node, Mapping):
-            node = node.get(step)
-        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-            node = node[step]
-        else:
-            return None
-    return node
 
 
 def _task(

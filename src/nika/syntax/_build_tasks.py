@@ -19,19 +19,8 @@ from nika.syntax.model import (
     TaskId,
     Verb,
 )
-from nika.syntax.types import (
-    ArrayOf,
-    EnumOf,
-    KeyPath,
-    MapOf,
-    ObjectOf,
-    Prim,
-    RefinedString,
-    TypeExpr,
-    UnionOf,
-    parse_type,
-    render,
-)
+from nika.syntax.typefit import decode_may_fit
+from nika.syntax.types import KeyPath, TypeExpr, parse_type, render
 
 TASK_ID_RE: Final = re.compile(r"^[a-z][a-z0-9_]*$")
 RESERVED_BINDINGS: Final = frozenset(
@@ -281,7 +270,7 @@ def _returns(
     t = parse_type(spec["returns"], (*at, "returns"), shape.report)
     if t is not None and isinstance(body, ExecBody):
         produced = "structured" if body.capture == "structured" else (body.decode or "text")
-        if not _reachable(t, produced):
+        if not decode_may_fit(produced, t):
             shape.report(
                 "NIKA-TYPE-004",
                 f"`returns: {render(t)}` of task `{tid}` cannot come out of exec decode "
@@ -291,22 +280,6 @@ def _returns(
                 (*at, "returns"),
             )
     return t
-
-
-def _reachable(t: TypeExpr, produced: str) -> bool:
-    """Whether some value `produced` by an exec decode may inhabit `t` (spec 09 §decode)."""
-    if isinstance(t, UnionOf):
-        return any(_reachable(m, produced) for m in t.members)
-    if produced == "json":
-        return True
-    if produced == "jsonl":
-        return isinstance(t, ArrayOf)
-    if produced == "structured":
-        return isinstance(t, (ObjectOf, MapOf))
-    if produced == "bytes":
-        return t == Prim("bytes")
-    strings = {"string", "uri", "path", "duration", "timestamp"}
-    return isinstance(t, (RefinedString, EnumOf)) or (isinstance(t, Prim) and t.name in strings)
 
 
 def _extract(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> Mapping[str, str]:

@@ -152,24 +152,34 @@ def _infer(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> In
     )
 
 
+def _exactly_one(
+    shape: Shape, raw: Mapping[str, Any], pair: tuple[str, str], at: KeyPath, *, both: str,
+    neither: str
+) -> str | None:
+    """Which of two exclusive fields `raw` declares; both is NIKA-PARSE-019, neither (a
+    required field missing) NIKA-PARSE-018 — each reported with its message, then None."""
+    present = [name for name in pair if name in raw]
+    if len(present) == 1:
+        return present[0]
+    if present:
+        shape.report("NIKA-PARSE-019", both, at)
+    else:
+        shape.report("NIKA-PARSE-018", neither, at)
+    return None
+
+
 def _exec(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> ExecBody | None:
     what = f"`exec:` of task `{tid}`"
     shape.closed(raw, EXEC_FIELDS, at, what)
-    has_cmd, has_shell = "command" in raw, "shell" in raw
-    if has_cmd and has_shell:
-        shape.report(
-            "NIKA-PARSE-019",
-            f"{what} declares both `command:` and `shell:`; keep exactly one — argv "
-            "`command: [prog, arg]` "
-            '(no shell) or one `shell: "…"` line',
-            at,
-        )
+    chosen = _exactly_one(
+        shape, raw, ("command", "shell"), at,
+        both=f"{what} declares both `command:` and `shell:`; keep exactly one — argv "
+        '`command: [prog, arg]` (no shell) or one `shell: "…"` line',
+        neither=f'{what} needs `command: ["prog", "arg"]` (argv) or `shell: "…"`',
+    )
+    if chosen is None:
         return None
-    if not has_cmd and not has_shell:
-        shape.report(
-            "NIKA-PARSE-018", f'{what} needs `command: ["prog", "arg"]` (argv) or `shell: "…"`', at
-        )
-        return None
+    has_cmd = chosen == "command"
     command: tuple[Any, ...] | None = None
     shell: str | None = None
     if has_cmd:
@@ -250,22 +260,15 @@ def _exec(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Exe
 def _invoke(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> InvokeBody | None:
     what = f"`invoke:` of task `{tid}`"
     shape.closed(raw, INVOKE_FIELDS, at, what)
-    has_tool, has_wf = "tool" in raw, "workflow" in raw
-    if has_tool and has_wf:
-        shape.report(
-            "NIKA-PARSE-019",
-            f"{what} names both `tool:` and `workflow:`; an invoke calls exactly one",
-            at,
-        )
+    chosen = _exactly_one(
+        shape, raw, ("tool", "workflow"), at,
+        both=f"{what} names both `tool:` and `workflow:`; an invoke calls exactly one",
+        neither=f"{what} is missing its required `tool:`; add e.g. `tool: nika:read` (or "
+        "`workflow: ./child.nika.yaml`)",
+    )
+    if chosen is None:
         return None
-    if not has_tool and not has_wf:
-        shape.report(
-            "NIKA-PARSE-018",
-            f"{what} is missing its required `tool:`; add e.g. `tool: nika:read` (or "
-            "`workflow: ./child.nika.yaml`)",
-            at,
-        )
-        return None
+    has_wf = chosen == "workflow"
     args = raw.get("args", {})
     if args is None:
         args = {}

@@ -12,6 +12,11 @@ from fractions import Fraction
 from typing import Final
 
 _PART: Final = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)")
+DURATION_PATTERN: Final = (
+    r"^[0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h)([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))*$"
+)
+"""The shape of a `duration` value (the type's JSON Schema pattern, its static fit): unit
+parts only — the order, sign and 24h bound are `parse_duration`'s to judge."""
 _NS_PER_UNIT: Final = {
     "ns": 1,
     "us": 1_000,

@@ -14,6 +14,7 @@ NIKA-YAML-011.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,18 @@ class Document:
     source: str
     path: str | None
     _positions: Pos | None = field(default=None, repr=False, compare=False)
+
+    def node(self, path: tuple[str | int, ...]) -> Any:
+        """The plain data the author wrote at key `path`; None when it is absent."""
+        node = self.root
+        for step in path:
+            if isinstance(node, Mapping):
+                node = node.get(step)
+            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+                node = node[step]
+            else:
+                return None
+        return node
 
     def locate(self, path: tuple[str | int, ...]) -> Location | None:
         """The 1-based position of the node at key `path`.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from nika.syntax.durations import DURATION_PATTERN
 from nika.syntax.types import (
     ArrayOf,
     Bounded,
@@ -21,9 +22,6 @@ from nika.syntax.types import (
     UnionOf,
 )
 
-_DURATION: Final = (
-    r"^[0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h)([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))*$"
-)
 _PRIMITIVES: Final[dict[str, dict[str, Any]]] = {
     "null": {"type": "null"},
     "bool": {"type": "boolean"},
@@ -33,7 +31,7 @@ _PRIMITIVES: Final[dict[str, dict[str, Any]]] = {
     "bytes": {"type": "string", "contentEncoding": "base64"},
     "uri": {"type": "string", "format": "uri"},
     "path": {"type": "string"},
-    "duration": {"type": "string", "pattern": _DURATION},
+    "duration": {"type": "string", "pattern": DURATION_PATTERN},
     "timestamp": {"type": "string", "format": "date-time"},
 }
 

@@ -8,6 +8,7 @@ refined strings relate only when their patterns are syntactically equal.
 from __future__ import annotations
 
 from nika.syntax.types import (
+    STRING_NEWTYPES,
     ArrayOf,
     Bounded,
     EnumOf,
@@ -18,8 +19,6 @@ from nika.syntax.types import (
     TypeExpr,
     UnionOf,
 )
-
-_STRING_NEWTYPES = frozenset({"uri", "path", "duration", "timestamp"})
 
 
 def is_subtype(a: TypeExpr, b: TypeExpr) -> bool:
@@ -48,7 +47,7 @@ def is_subtype(a: TypeExpr, b: TypeExpr) -> bool:
 def _below_primitive(a: TypeExpr, name: str) -> bool:
     if isinstance(a, Prim):
         return (a.name == "integer" and name == "number") or (
-            a.name in _STRING_NEWTYPES and name == "string"
+            a.name in STRING_NEWTYPES and name == "string"
         )
     if isinstance(a, Bounded):
         return a.base == name or (a.base == "integer" and name == "number")

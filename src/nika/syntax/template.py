@@ -235,3 +235,8 @@ def walk_strings(
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
             yield from walk_strings(item, (*path, index))
+
+
+def is_literal(value: Any) -> bool:
+    """True when no string nested in `value` carries `${{` (nothing in it waits on a run)."""
+    return all("${{" not in text for _, text in walk_strings(value))

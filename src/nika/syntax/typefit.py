@@ -1,7 +1,9 @@
-"""Whether a literal value inhabits a v1 type (spec 09): the static `default:`/`const` fit.
+"""Whether values inhabit a v1 type (spec 09): the static `default:`/`const` fit, and what an
+exec decode can yield.
 
-`NIKA-DEFAULT-001` rides on this: a declared default or typed constant that does not
-conform to its own `type:` is refused at check, never discovered at run.
+`NIKA-DEFAULT-001` rides on `conforms`: a declared default or typed constant that does not
+conform to its own `type:` is refused at check, never discovered at run. `NIKA-TYPE-004`
+rides on `decode_may_fit`: a `returns:` no decoded output could inhabit.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika.syntax.durations import DURATION_PATTERN
 from nika.syntax.types import (
+    STRING_NEWTYPES,
     ArrayOf,
     Bounded,
     EnumOf,
@@ -23,9 +27,7 @@ from nika.syntax.types import (
     is_number,
 )
 
-_DURATION_RE: Final = re.compile(
-    r"^[0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h)([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))*$"
-)
+_DURATION_RE: Final = re.compile(DURATION_PATTERN)
 
 
 def conforms(value: Any, t: TypeExpr) -> bool:
@@ -47,6 +49,24 @@ def conforms(value: Any, t: TypeExpr) -> bool:
             return False
         return (t.min is None or value >= t.min) and (t.max is None or value <= t.max)
     return _fits_refined(value, t)
+
+
+def decode_may_fit(produced: str, t: TypeExpr) -> bool:
+    """Whether some value an exec decode `produced` (`text` · `json` · `jsonl` · `bytes`, or
+    `structured` capture) may inhabit `t` (spec 09 §decode): the static `returns:` reach."""
+    if isinstance(t, UnionOf):
+        return any(decode_may_fit(produced, m) for m in t.members)
+    if produced == "json":
+        return True
+    if produced == "jsonl":
+        return isinstance(t, ArrayOf)
+    if produced == "structured":
+        return isinstance(t, (ObjectOf, MapOf))
+    if produced == "bytes":
+        return t == Prim("bytes")
+    return isinstance(t, (RefinedString, EnumOf)) or (
+        isinstance(t, Prim) and (t.name == "string" or t.name in STRING_NEWTYPES)
+    )
 
 
 def _fits_object(value: Any, t: ObjectOf) -> bool:

@@ -22,6 +22,8 @@ KeyPath = tuple[str | int, ...]
 PRIMITIVES: Final = frozenset(
     {"null", "bool", "integer", "number", "string", "bytes", "uri", "path", "duration", "timestamp"}
 )
+STRING_NEWTYPES: Final = frozenset({"uri", "path", "duration", "timestamp"})
+"""The primitives that are strings under another name (each a subtype of `string`)."""
 _CONSTRUCTORS: Final = frozenset(
     {"array", "map", "object", "union", "optional", "enum", "integer", "number", "string"}
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from nika.check._islands import exprs, reads
@@ -14,15 +14,7 @@ from nika.syntax.template import walk_strings
 
 def authored(ctx: CheckContext, path: KeyPath) -> Any:
     """The plain data the author wrote at `path` (None when it is absent)."""
-    node: Any = ctx.document.root
-    for step in path:
-        if isinstance(step, str) and isinstance(node, Mapping):
-            node = node.get(step)
-        elif isinstance(step, int) and isinstance(node, list) and 0 <= step < len(node):
-            node = node[step]
-        else:
-            return None
-    return node
+    return ctx.document.node(path)
 
 
 def verb_node(ctx: CheckContext, task: Task) -> Any:
@@ -54,8 +46,3 @@ def null_tests(value: Any) -> frozenset[str]:
                 if cmp.literal is None and ref.root == "with" and ref.path:
                     out.add(str(ref.path[0]))
     return frozenset(out)
-
-
-def is_literal(value: Any) -> bool:
-    """True when no string nested in `value` carries a `${{ }}` island."""
-    return all("${{" not in text for _, text in walk_strings(value))

@@ -14,8 +14,9 @@ from nika.check.context import CheckContext
 from nika.check.graph import EdgeKind
 from nika.check.lint._command import command_of
 from nika.check.lint._finding import Lint, found
-from nika.check.lint._read import authored, binding_names, is_literal, null_tests, verb_node
+from nika.check.lint._read import authored, binding_names, null_tests, verb_node
 from nika.syntax.model import ExecBody, InvokeBody, Task, TaskId
+from nika.syntax.template import is_literal
 
 _SHELL_WORK = frozenset("|&;<>$`")
 """Shell syntax that turns an `echo` into real work (a redirect, a pipe, an expansion)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Final
 
 from nika.check.context import CheckContext
@@ -110,28 +111,38 @@ def exec_http(cmd: Command) -> NativeMatch | None:
     )
 
 
-def exec_file(cmd: Command) -> NativeMatch | None:
-    """native-first/002 exec-file: file plumbing a builtin does inside the fs boundary."""
-    if cmd.pathed or cmd.head not in _FILE_PROGRAMS:
-        return None
-    return (
-        "native-first/002",
-        f"`{cmd.head}` in `exec:` is file plumbing",
-        "`nika:read` / `nika:write` (`create_dirs: true` replaces mkdir) / `nika:glob`, "
-        "judged against permits.fs",
-    )
+@dataclass(frozen=True, slots=True)
+class _ProgramClass:
+    """A class named by its programs alone: an unqualified head in `programs` is a match."""
+
+    rule: str
+    programs: frozenset[str]
+    found: str
+    native: str
+
+    def __call__(self, cmd: Command) -> NativeMatch | None:
+        if cmd.pathed or cmd.head not in self.programs:
+            return None
+        return (self.rule, f"`{cmd.head}` in `exec:` {self.found}", self.native)
 
 
-def exec_data(cmd: Command) -> NativeMatch | None:
-    """native-first/003 exec-data: a data transform the jq builtin or a binding covers."""
-    if cmd.pathed or cmd.head not in _DATA_PROGRAMS:
-        return None
-    return (
-        "native-first/003",
-        f"`{cmd.head}` in `exec:` reshapes data",
-        "`nika:jq` (or an `extract:` binding) for JSON · `nika:edit` for in-place literal "
-        "file edits",
-    )
+exec_file: Final = _ProgramClass(
+    "native-first/002",
+    _FILE_PROGRAMS,
+    "is file plumbing",
+    "`nika:read` / `nika:write` (`create_dirs: true` replaces mkdir) / `nika:glob`, "
+    "judged against permits.fs",
+)
+"""native-first/002 exec-file: file plumbing a builtin does inside the fs boundary."""
+
+exec_data: Final = _ProgramClass(
+    "native-first/003",
+    _DATA_PROGRAMS,
+    "reshapes data",
+    "`nika:jq` (or an `extract:` binding) for JSON · `nika:edit` for in-place literal "
+    "file edits",
+)
+"""native-first/003 exec-data: a data transform the jq builtin or a binding covers."""
 
 
 def exec_utility(cmd: Command) -> NativeMatch | None:
