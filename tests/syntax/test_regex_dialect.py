@@ -32,6 +32,11 @@ def test_admitted(pattern: str) -> None:
         ("*a", "nothing to repeat"),
         ("(a", "does not compile"),
         ("[[]", "unescaped '[' inside a character class"),
+        ("[0||]", "doubled '||' inside a character class"),
+        ("[a-z&&[^aeiou]]", "doubled '&&'"),
+        ("[a--z]", "doubled '--'"),
+        ("[x~~y]", "doubled '~~'"),
+        ("[a&&b]", "doubled '&&'"),
     ],
 )
 def test_refused_with_the_construct_named(pattern: str, names: str) -> None:
@@ -39,6 +44,6 @@ def test_refused_with_the_construct_named(pattern: str, names: str) -> None:
     assert problem is not None and names in problem
 
 
-@given(st.text(alphabet="ab()[]{}?*+|^$.\\dwsbpP1x=!<:,0123", max_size=16))
+@given(st.text(alphabet="ab()[]{}?*+|^$.\\dwsbpP1x=!<:,0123&-~", max_size=16))
 def test_never_raises(pattern: str) -> None:
     dialect_violation(pattern)

@@ -46,6 +46,11 @@ def _scan(p: str) -> str | None:
                 # Rust/RE2 read it as a nested set, Python as a literal (and warns): no one
                 # meaning, so the portable spelling is the escape.
                 return f"an unescaped '[' inside a character class at offset {i}; write '\\['"
+            if c in "&-~|" and p[i + 1 : i + 2] == c:
+                # Rust reads `&&` `--` `~~` as set operations, Python warns of them (and
+                # of `||`) as future ones: a doubled operator has no one meaning either.
+                return (f"a doubled '{c}{c}' inside a character class at offset {i} (a set "
+                        f"operation in other engines); escape one: '\\{c}{c}'")
             if c == "]":
                 in_class = False
                 prev_quantifiable = True
