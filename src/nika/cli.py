@@ -233,7 +233,8 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--from", dest="from_task", metavar="TASK",
                    help="with --resume: re-run TASK and everything downstream of it live")
     p.add_argument("--answer", action="append", default=[], metavar="TASK=VALUE",
-                   help="answer the nika:prompt task TASK without a terminal (repeatable)")
+                   help="answer the nika:prompt task TASK without a terminal (repeatable); "
+                   "a prompt in a child workflow is named by its invoking task: call/approve")
     p.add_argument(
         "--executor",
         choices=("local", "ray"),

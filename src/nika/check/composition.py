@@ -93,6 +93,17 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield from _containment(ctx, task, target, child)
 
 
+def read_child(base: Path, target: str) -> tuple[Path, Workflow] | None:
+    """The local child workflow `target` names from `base` (its resolved file and model), or
+    None when there is none to read: a registry or templated target, a file that is missing
+    or does not build (the rung names why)."""
+    if _static_problem(target) is not None or target.startswith("registry:"):
+        return None
+    file = _resolved(base, target)
+    child = _load(file)[0] if file is not None else None
+    return None if file is None or child is None else (file, child)
+
+
 def _static_problem(target: str) -> str | None:
     if "${{" in target:
         return "a templated target cannot be resolved before the run; name the child file literally"

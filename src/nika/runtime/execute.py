@@ -216,7 +216,7 @@ class Pipeline:
         if outstanding > 1:
             self._liveness.ended(outstanding - 1)
         if pauses and not any(r is not None and r.status == "failure" for r in results):
-            raise pauses[0]
+            raise PauseRequested.joined(pauses)
         return self._fold(task, results)
 
     async def _iteration(

@@ -47,8 +47,8 @@ from nika.runtime.bus import EventBus, EventSink
 from nika.runtime.children import ChildGuard
 from nika.runtime.frames import UnitAttempt, WorkflowEnded
 from nika.runtime.journal import TRACE_DIR, JournalSink, manifest
-from nika.runtime.nested import ChildFrames
-from nika.runtime.pause import EXIT_PAUSED
+from nika.runtime.nested import MAX_DEPTH, ChildFrames
+from nika.runtime.pause import EXIT_PAUSED, PauseRequested, child_answers, prompt_answers
 from nika.runtime.permits import PermitGate
 from nika.runtime.placement import LOCAL, Placement
 from nika.runtime.progress import ProgressSink
@@ -73,8 +73,6 @@ EXIT_OK: Final = 0
 EXIT_FAILURE: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_CANCELLED: Final = 130
-MAX_DEPTH: Final = 8
-"""How deep `invoke: workflow:` children may nest before `NIKA-SEC-003`."""
 
 SinkFactory = Callable[[JournalSink], EventSink]
 """Builds an extra sink, given the run's journal (to join its frames: OpenTelemetry)."""
@@ -166,7 +164,7 @@ def run_command(options: RunOptions, streams: Streams,
         _write_report(options, refused_report([exc], Masker()))
         return EXIT_FAILURE
     try:
-        answers = prompt_answers(options.answers, workflow)
+        answers = _answers(options, workflow)
         plan = _plan(options, workflow)
     except ResumeRefusal as refusal:
         streams.err.write(f"nika run: {refusal.error.code}: {printable(refusal.error.detail)}\n")
@@ -254,20 +252,12 @@ def _plan(options: RunOptions, workflow: Workflow) -> ResumePlan | None:
                      unverified=options.resume_unverified, from_task=options.from_task)
 
 
-def prompt_answers(raw: Sequence[str], workflow: Workflow) -> dict[str, str]:
-    """`TASK=VALUE` arguments as a map; TASK must be a task invoking `nika:prompt`."""
-    prompts = sorted(t for t, task in workflow.tasks.items() if task.tool == "nika:prompt")
-    out: dict[str, str] = {}
-    for text in raw:
-        task, sep, value = text.partition("=")
-        if not sep or task not in prompts:
-            named = ", ".join(prompts) or "none"
-            raise ResumeRefusal(NikaError(
-                "NIKA-RESUME-004", f"--answer {text!r} must be TASK=VALUE, TASK a task that "
-                f"invokes nika:prompt (in this workflow: {named})", details={"answer": text}),
-                EXIT_USAGE)
-        out[task] = value
-    return out
+def _answers(options: RunOptions, workflow: Workflow) -> dict[str, str]:
+    """`--answer TASK=VALUE` as a map (a name no prompt has is a usage error: `pause`)."""
+    try:
+        return prompt_answers(options.answers, workflow, options.file.parent.resolve())
+    except NikaError as exc:
+        raise ResumeRefusal(exc, EXIT_USAGE) from None
 
 
 def _executor(options: RunOptions,
@@ -351,7 +341,9 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
         )
 
         async def child(path: Path, args: Mapping[str, Any], unit: UnitAttempt,
-                        depth: int = 1, into: EventBus = bus, caller: PermitGate = gate) -> Any:
+                        depth: int = 1, into: EventBus = bus, caller: PermitGate = gate,
+                        above: RunServices = services, plan: ResumePlan | None = replay.plan,
+                        ) -> Any:
             if depth > MAX_DEPTH:
                 raise NikaError("NIKA-SEC-003", f"child workflow {str(path)!r} nests deeper "
                                 f"than {MAX_DEPTH} levels; break the recursion",
@@ -366,15 +358,22 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
             # The child's frames join the invoking run's bus (`into`), nested under `unit`.
             child_bus = EventBus(sinks=[ChildFrames(into, unit)], clock=bus.clock, mask=mask)
             sub_gate = PermitGate(sub, child_bus, caller=caller)  # own permits ∩ the caller's
+            # A prompt in the child pauses the run as one at the top does, named by `unit`.
             sub_services = dataclasses.replace(
-                services, workflow=sub, workflow_dir=path.parent.resolve(), gate=sub_gate,
-                tools=tools_for(sub, sub_gate, child_bus),
-                bus=child_bus, model=sub.model or services.model, answers={}, pausable=False)
+                above, workflow=sub, workflow_dir=path.parent.resolve(), gate=sub_gate,
+                tools=tools_for(sub, sub_gate, child_bus), bus=child_bus,
+                model=sub.model or above.model, answers=child_answers(above.answers, unit.path))
+            # Resuming, the child serves its own settled tasks from the journal.
+            sub_plan = plan.within(unit.path, unit.task) if plan is not None else None
             outcome = await Runner(
                 sub_services, inputs=bind_inputs(sub.inputs, args, env),
                 concurrency=options.concurrency, placement=placement,
-                child=lambda p, a, u: child(p, a, u, depth + 1, child_bus, sub_gate),
+                replay=Replay(sub, sub_services.workflow_dir, sub_services.model, sub_plan),
+                child=lambda p, a, u: child(p, a, u, depth + 1, child_bus, sub_gate,
+                                            sub_services, sub_plan),
             ).run()
+            if outcome.state == "paused":
+                raise PauseRequested(outcome.paused).within(unit.path)
             if outcome.state != "success":
                 failed = next((r.error for r in outcome.records.values()
                                if r.status == "failure" and r.error), outcome.output_error)

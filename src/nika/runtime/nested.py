@@ -27,9 +27,13 @@ A task-less child frame of any other kind belongs to the invoking task itself.
 from __future__ import annotations
 
 import dataclasses
+from typing import Final
 
 from nika.runtime.bus import EventBus, RunEvent
 from nika.runtime.frames import UnitAttempt, WorkflowEnded, WorkflowStarted
+
+MAX_DEPTH: Final = 8
+"""How deep `invoke: workflow:` children may nest before `NIKA-SEC-003`."""
 
 
 class ChildFrames:

@@ -59,7 +59,9 @@ class Record:
 @dataclass(slots=True)
 class ResumePlan:
     """What a resumed run may serve: task records, iteration records, forced tasks, and the
-    claims its boot manifest must carry (`manifest`)."""
+    claims its boot manifest must carry (`manifest`). `children` holds, per invoking unit
+    (`call`, `call[2]`), the plan of the child workflow it ran — its records named as the
+    child names its tasks (the journal's `call/fetch` is the child's `fetch`)."""
 
     journal: str
     head: str | None
@@ -68,6 +70,26 @@ class ResumePlan:
     forced: frozenset[str] = frozenset()
     manifest: dict[str, Any] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
+    children: dict[str, ResumePlan] = field(default_factory=dict)
+
+    def file(self, name: str, record: Record, *, iteration: bool) -> None:
+        """Keep `record` under `name` — a qualified name goes to the child plan of its
+        first segment — as a task record, or as an iteration record when `iteration`."""
+        unit, sep, rest = name.partition("/")
+        if sep:
+            child = self.children.get(unit)
+            if child is None:
+                child = self.children[unit] = ResumePlan(self.journal, self.head)
+            child.file(rest, record, iteration=iteration)
+        elif iteration and record.iteration is not None:
+            self.iterations[(name, record.iteration)] = record
+        elif not iteration:
+            self.records[name] = record
+
+    def within(self, unit: str, task: str) -> ResumePlan | None:
+        """The plan of the child workflow invoked by `unit` (`task` or `task[i]`); None when
+        there is none or `task` is forced (its child then runs live, whole)."""
+        return None if task in self.forced else self.children.get(unit)
 
 
 def _faithful(value: Any, depth: int = 0) -> bool:

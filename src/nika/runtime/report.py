@@ -6,7 +6,7 @@
                     "recovered_from": {code, …, task_id, attempt}}},   # recovered only
      "outputs": {...},
      "events": [{"kind", "task"}, ...],
-     "paused": {task: {"task_id", "mode", "message", "choices"}}   # a paused run only
+     "paused": {prompt: {"task_id", "mode", "message", "choices"}}   # a paused run only
 
 Canonical JSON (sorted keys, compact separators, UTF-8), every value through the masker. A
 workflow refused before it started has no tasks and carries the verdict's errors under

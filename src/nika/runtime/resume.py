@@ -21,8 +21,10 @@ from it.
    crossing is journaled on the new boot manifest (`resume_compat`).
 3. **The fold** — every `task_completed` frame carrying both hashes and a replayable output
    becomes a task record; every `checkpoint_written` frame an iteration record (the latest
-   wins). Frames of child workflows (`call/fetch`) are the child's and are not served.
-   `--from TASK` forces the task and its transitive downstream to run live.
+   wins). A child workflow's frames (`call/fetch`, `call[2]/fetch`) fold into the plan of
+   its invoking unit (`ResumePlan.children`): a re-run invoking task's child serves its own
+   settled tasks under the same two-hash rule. `--from TASK` forces the task and its
+   transitive downstream to run live (a forced invoking task's child runs whole).
 
 A journal this engine cannot read (missing, not NDJSON) is refused with exit 2
 (`NIKA-RESUME-003`): an engine facing a trace it cannot read says so, never guesses a
@@ -164,20 +166,16 @@ def _fold(lines: list[bytes], plan: ResumePlan) -> None:
         uuid = frame.get("id", {}).get("uuid") if isinstance(frame.get("id"), dict) else None
         settled = read_as(ReadSettled, frame_fields(frame))
         record = _record(settled, n, uuid if isinstance(uuid, str) else None)
-        if record is None:
-            continue
-        if kind == "checkpoint_written" and record.iteration is not None:
-            plan.iterations[(record.task, record.iteration)] = record
-        elif kind == "task_completed":
-            plan.records[record.task] = record
+        if record is not None:
+            plan.file(record.task, record, iteration=kind == "checkpoint_written")
 
 
 def _record(f: ReadSettled, line: int, uuid: str | None) -> Record | None:
     task, def_hash, input_hash, text = f.task, f.def_hash, f.input_hash, f.output
     if task is None or def_hash is None or input_hash is None or text is None:
         return None
-    if "/" in task or f.replayable is False:
-        return None  # a child workflow's task, or a value the journal cannot give back
+    if f.replayable is False:
+        return None  # a value the journal cannot give back
     try:
         output = json.loads(text)
         bindings = json.loads(f.bindings) if f.bindings is not None else {}

@@ -74,6 +74,7 @@ class RunResult:
     output_error: NikaError | None = None
     cleanup: frozenset[str] = field(default_factory=frozenset)
     paused: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The prompts a paused run waits on, by name (`approve`, `call/approve` in a child)."""
 
 
 class Runner:
@@ -206,7 +207,7 @@ class Runner:
             outcome = await self._pipeline.run(task, notes)
         except PauseRequested as pause:
             self._running.pop(task.id, None)
-            self._park(task.id, pause.payload)
+            self._park(task.id, pause.prompts)
             self._liveness.ended()
             return
         except asyncio.CancelledError:
@@ -238,10 +239,12 @@ class Runner:
                                    ended_at=ended, bindings=hit.bindings)
         return self._settle(record, notes)
 
-    def _park(self, task_id: str, payload: Mapping[str, Any]) -> None:
-        """A prompt awaits a human: `task_id` and everything downstream of it stay unsettled
-        in this run (no terminal frame — they did not end), the rest carries on."""
-        self._paused[task_id] = dict(self._services.mask(payload))
+    def _park(self, task_id: str, prompts: Mapping[str, Mapping[str, Any]]) -> None:
+        """Prompts await a human (the task's own, or its child workflow's): `task_id` and
+        everything downstream of it stay unsettled in this run (no terminal frame — they did
+        not end), the rest carries on."""
+        for name, payload in prompts.items():
+            self._paused[name] = dict(self._services.mask(payload))
         work = [TaskId(task_id)]
         while work:
             current = work.pop()

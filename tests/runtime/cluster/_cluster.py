@@ -137,7 +137,8 @@ class Run:
 
 
 def run(path: Path, tmp: Path, *, executor: str, env: Mapping[str, str] | None = None,
-        vars: tuple[str, ...] = (), concurrency: int = 8, resume: Path | None = None) -> Run:
+        vars: tuple[str, ...] = (), concurrency: int = 8, resume: Path | None = None,
+        answers: tuple[str, ...] = ()) -> Run:
     report = tmp / f"report-{executor}.json"
     traces = tmp / f"traces-{executor}"
     before = set(traces.glob("*.ndjson")) if traces.exists() else set()
@@ -145,7 +146,8 @@ def run(path: Path, tmp: Path, *, executor: str, env: Mapping[str, str] | None =
     environ = {"PATH": "/usr/bin:/bin", **(env or {})}
     status = run_command(
         RunOptions(file=path, vars=vars, report=report, trace_dir=traces,
-                   concurrency=concurrency, executor=executor, resume=resume),
+                   concurrency=concurrency, executor=executor, resume=resume,
+                   answers=answers),
         Streams(out=out, err=err), environ=environ)
     # This run's journal: two runs in one second share a name's time part, so never "the
     # last by name" (the run id suffix is random).

@@ -287,3 +287,60 @@ def _alive() -> list[dict[str, Any]]:
 def _node_with(resource: str) -> str:
     [node] = [n["NodeID"] for n in _alive() if resource in n["Resources"]]
     return str(node)
+
+
+GATED_CHILD: Final = """\
+nika: gated-child
+permits:
+  exec: ["echo"]
+tasks:
+  build:
+    exec: { command: ["echo", "v2"] }
+  approve:
+    with: { version: "${{ tasks.build.output }}" }
+    invoke:
+      tool: "nika:prompt"
+      args: { message: "Ship ${{ with.version }}?" }
+  ship:
+    with: { ok: "${{ tasks.approve.output }}", version: "${{ tasks.build.output }}" }
+    when: "${{ with.ok == true }}"
+    exec: { command: ["echo", "shipped ${{ with.version }}"] }
+outputs:
+  shipped: ${{ tasks.ship.output }}
+"""
+
+GATED_PARENT: Final = """\
+nika: gated-parent
+permits:
+  exec: ["echo"]
+tasks:
+  release:
+    invoke: { workflow: ./child.nika.yaml }
+outputs:
+  shipped: ${{ tasks.release.output.shipped }}
+"""
+
+
+def test_a_prompt_in_a_child_pauses_a_distributed_run_and_resume_answers_it(
+    cluster: Cluster, tmp_path: Path,
+) -> None:
+    (tmp_path / "child.nika.yaml").write_text(GATED_CHILD)
+    path = tmp_path / "parent.nika.yaml"
+    path.write_text(GATED_PARENT)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    paused = run(path, tmp_path / "one", executor="ray")
+    assert paused.status == 75, paused.stderr
+    [end] = paused.fields_of("workflow_paused")
+    assert (end["task_id"], end["message"]) == ("release/approve", "Ship v2?")
+    [built] = [f for f in paused.fields_of("verb_invoked") if f["task"] == "release/build"]
+    assert "node" in built  # the child's exec ran on a worker; the prompt stayed here
+    assert paused.journal_path is not None
+
+    resumed = run(path, tmp_path / "two", executor="ray", resume=paused.journal_path,
+                  answers=("release/approve=yes",))
+    assert resumed.status == 0, resumed.stderr
+    assert resumed.report["outputs"] == {"shipped": "shipped v2"}
+    assert [f["task"] for f in resumed.fields_of("task_cache_hit")] == ["release/build"]
+    [shipped] = [f for f in resumed.fields_of("verb_invoked") if f["task"] == "release/ship"]
+    assert "node" in shipped

@@ -71,7 +71,7 @@ async def run_invoke(
     if result.is_error:
         if name == PROMPT and services.pausable and result.error is not None \
                 and result.error.code == PROMPT_001:
-            raise PauseRequested(prompt_payload(task.id, args))
+            raise PauseRequested({task.id: prompt_payload(task.id, args)})
         if result.error is None:  # an embedder's executor that gave no typed failure
             raise NikaError("NIKA-MCP-002" if name.startswith("mcp:") else "NIKA-IMPL-001",
                             f"task {task.id!r}: {name} failed: {result.content[:500]}",
