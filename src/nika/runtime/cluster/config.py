@@ -16,11 +16,13 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, get_args
 
 from nika.errors import NikaError
+from nika.syntax.model import Verb
 
-VERBS: Final = ("agent", "exec", "infer", "invoke")
+VERBS: Final = tuple(sorted(get_args(Verb)))
+"""The verbs a resource hint may name: the language's four."""
 _HINT_KEYS: Final = frozenset({"num_cpus", "num_gpus", "memory", "resources"})
 DEFAULT_LOST_AFTER: Final = 10.0
 

@@ -41,17 +41,12 @@ from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.services import RunServices
 from nika.runtime.verbs import ChildRunner, run_verb
 from nika.runtime.verbs.agent import loop_observer
-from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, Task, Workflow
+from nika.runtime.verbs.invoke import PROMPT
+from nika.syntax.model import InvokeBody, Task, Workflow
 
 _PING_EVERY: Final = 1.0
 _PING_TIMEOUT: Final = 2.0
-_DRIVER_TOOLS: Final = frozenset({"nika:prompt"})
-
-
-def _verb(task: Task) -> str:
-    body = task.body
-    return ("agent" if isinstance(body, AgentBody) else "exec" if isinstance(body, ExecBody)
-            else "infer" if isinstance(body, InferBody) else "invoke")
+_DRIVER_TOOLS: Final = frozenset({PROMPT})
 
 
 def stays_on_driver(task: Task) -> bool:
@@ -139,7 +134,7 @@ class RayPlacement:
             raise lost_future.result()
         sealer = Sealer(services.secrets)
         call = self._call(task, env, services, sealer, timeout, unit)
-        stream = self._remote.options(**self._config.options(_verb(task))).remote(call)
+        stream = self._remote.options(**self._config.options(task.verb)).remote(call)
         consume = asyncio.ensure_future(self._consume(stream, services, sealer, notes, unit))
         try:
             await asyncio.wait({consume, lost_future}, return_when=asyncio.FIRST_COMPLETED)
