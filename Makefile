@@ -58,7 +58,7 @@ COV_FLOOR := 90
 
 # The whole suite: lint, types (strict on src/, relaxed on tests/), then every test, measured.
 test: install-dev
-	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff check src tests bench examples scripts
 	$(BIN)/mypy
 	$(BIN)/python -m pytest --cov --cov-branch --cov-report=term --cov-fail-under=$(COV_FLOOR)
 
@@ -66,7 +66,7 @@ typecheck: install-dev
 	$(BIN)/mypy
 
 lint: install-dev
-	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff check src tests bench examples scripts
 
 bench: install-dev
 	$(BIN)/pip install -q -e '.[dev,otel,ray,embed,bench]'

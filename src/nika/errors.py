@@ -46,7 +46,8 @@ class Location:
 class NikaError(Exception):
     """A typed, coded refusal.
 
-    `category` and `transient` default to the registry row of `code` (see `nika.codes`);
+    `code` is one of `nika.codes` (an unregistered one is refused: a `ValueError`, a bug);
+    `category` and `transient` default to its registry row;
     pass them explicitly only where the spec lets the engine assess (e.g. provider errors).
     `detail` is prescriptive: it says what is wrong, quotes the offending value and names the fix.
     Not a frozen dataclass: Python itself writes to exceptions (tracebacks, `add_note`).
@@ -62,17 +63,19 @@ class NikaError(Exception):
         details: Mapping[str, Any] | None = None,
         location: Location | None = None,
     ) -> None:
-        if not CODE_RE.match(code):
-            raise ValueError(f"malformed error code {code!r}")
         row = CODES.get(code)
-        category = category or (row.category if row else "internal_error")
+        if row is None:
+            # A bug, never input: an unregistered code would reach the wire with no category.
+            raise ValueError(f"error code {code!r} has no row in nika.codes; add its row there "
+                             "and spell the code by the row's name")
+        category = category or row.category
         if category not in CATEGORIES:
             raise ValueError(f"unknown error category {category!r}")
         super().__init__(f"{code}: {detail}")
         self.code = code
         self.detail = detail
         self.category = category
-        self.transient = bool(row.transient if transient is None and row else transient)
+        self.transient = row.transient if transient is None else transient
         self.details: Mapping[str, Any] = dict(details or {})
         self.location = location
 
