@@ -20,11 +20,12 @@ import ipaddress
 import re
 from typing import Final
 
+from nika import codes
 from nika.errors import NikaError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
-SSRF_CODE: Final = "NIKA-SEC-005"
+SSRF_CODE: Final = codes.SEC_005
 
 BLOCKED_NETWORKS: Final[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]] = tuple(
     ipaddress.ip_network(n)

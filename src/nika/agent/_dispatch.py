@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 
+from nika import codes
 from nika.agent._universe import Universe
 from nika.agent.executors import raised_result, unknown_tool
 from nika.agent.intrinsic import Finish, LoopContext
@@ -93,7 +94,7 @@ class Dispatcher:
         try:
             if call.args_error is not None:  # the model's arguments could not be taken
                 result = ToolResult.failed(
-                    NikaError("NIKA-INVOKE-002", call.args_error, details={"tool": call.name})
+                    NikaError(codes.INVOKE_002, call.args_error, details={"tool": call.name})
                 )
             elif intrinsic is not None:
                 outcome = await intrinsic.serve(call.args, self._context(turn))

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from nika import codes
 from nika.errors import NikaError
 
 if TYPE_CHECKING:
@@ -55,11 +56,11 @@ def budget_exhausted(
 ) -> NikaError:
     """`NIKA-AGENT-001` (turns) or `NIKA-AGENT-002` (tokens), with the partial output."""
     if bound.field == "max_turns":
-        code = "NIKA-AGENT-001"
+        code = codes.AGENT_001
         what = f"used all {bound.limit} turns without a final answer or a nika:done call"
         fix = "raise max_turns, narrow the prompt, or grant nika:done so the model can finish"
     else:
-        code = "NIKA-AGENT-002"
+        code = codes.AGENT_002
         what = f"spent {tokens} tokens, exhausting max_tokens_total {bound.limit}"
         fix = "raise max_tokens_total, or shorten the prompt and the tool outputs"
     set_by = "set by the task" if bound.polarity == "by-the-caller" else "the default"
@@ -82,7 +83,7 @@ def budget_exhausted(
 def usage_missing(task_id: str, model: str, turn: int) -> NikaError:
     """`NIKA-AGENT-005`: a priced model answered without usage, so budgets would read it free."""
     return NikaError(
-        "NIKA-AGENT-005",
+        codes.AGENT_005,
         f"agent task {task_id!r}: the provider reported no token usage for the priced model "
         f"{model!r} at turn {turn}, so the loop cannot enforce its budgets and stopped; "
         "configure the provider adapter to return usage, or use a local or mock model",
@@ -94,7 +95,7 @@ def outside_whitelist(task_id: str, names: Sequence[str], whitelist: Sequence[st
     """`NIKA-SEC-002`: the model called tools the `tools:` whitelist does not grant."""
     first = names[0]
     return NikaError(
-        "NIKA-SEC-002",
+        codes.SEC_002,
         f"agent task {task_id!r}: the model called {first!r}, which the tools: whitelist "
         f"{list(whitelist)!r} does not grant; no call of that turn was dispatched and the task "
         f"stopped. If the agent should use it, add {first!r} (or a glob for it) to tools:",
@@ -129,7 +130,7 @@ def validate_output(
             why = "it nests too deeply"
         if why is not None:
             raise NikaError(
-                "NIKA-INFER-002",
+                codes.INFER_002,
                 f"agent task {task_id!r}: schema: is set but the final message is not JSON "
                 f"({why}): {_quote(from_text)}; have the model answer with JSON only, or pass "
                 "the answer as nika:done's `result`",
@@ -141,7 +142,7 @@ def validate_output(
     if error is None:
         return output
     raise NikaError(
-        "NIKA-INFER-002",
+        codes.INFER_002,
         f"agent task {task_id!r}: the final output fails schema: at {error.json_path}: "
         f"{error.message}; make the model's answer match the schema (or relax the schema)",
         details={

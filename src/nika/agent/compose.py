@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
+from nika import codes
 from nika.agent.observe import ComposeChecked
 from nika.agent.seams import ToolDefinition, ToolName, ToolResult
 from nika.check import RUNGS, Verdict, check
@@ -105,14 +106,14 @@ class ComposeIntrinsic:
             size = len(draft.encode("utf-8"))
         except UnicodeEncodeError:
             return _refuse(
-                "NIKA-INVOKE-002",
+                codes.INVOKE_002,
                 f"`{_ARG}` contains unpaired surrogate code points, which are not text; "
                 "send the draft as plain UTF-8 text.",
             )
         limit = ctx.config.compose_max_bytes
         if size > limit:
             return _refuse(
-                "NIKA-INVOKE-002",
+                codes.INVOKE_002,
                 f"the draft is {size} bytes of UTF-8; nika:compose checks drafts of at most "
                 f"{limit} bytes ({limit // 1024} KiB). Send a smaller workflow: split it, or "
                 "drop long literal text.",
@@ -121,7 +122,7 @@ class ComposeIntrinsic:
         verdict = await self._judge(draft)
         if verdict is None:
             return _refuse(
-                "NIKA-TIMEOUT-001",
+                codes.TIMEOUT_001,
                 f"checking the draft did not finish within {self._timeout_s:g} s; simplify "
                 "it (fewer tasks, shallower nesting, no anchors or aliases) and check again.",
             )

@@ -28,9 +28,10 @@ from typing import Any, Final
 
 import yaml
 
+from nika import codes
 from nika.errors import NikaError
 
-_CODE = "NIKA-AGENT-007"
+_CODE = codes.AGENT_007
 _NON_LATIN: Final = re.compile(r"[^\W\d_\u0000-\u024f]")
 """A letter outside the Latin blocks (Basic Latin to Latin Extended-B)."""
 

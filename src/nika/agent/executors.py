@@ -9,6 +9,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from nika import codes
 from nika.agent.seams import ToolDefinition, ToolExecutor, ToolResult
 from nika.canonical import loose_json
 from nika.errors import NikaError
@@ -29,7 +30,7 @@ def raised_result(name: str, exc: Exception) -> ToolResult:
         message = message[: _DETAIL_CHARS - 1] + "…"
     return ToolResult.failed(
         NikaError(
-            "NIKA-IMPL-001",
+            codes.IMPL_001,
             f"tool {name!r} raised {type(exc).__name__}: {message}; the tool's implementation "
             "must return an error result instead of raising — report it to its author",
             details={"tool": name, "exception": type(exc).__name__},
@@ -43,7 +44,7 @@ def unknown_tool(name: str, known: Iterable[str]) -> ToolResult:
     shown = ", ".join(names[:20]) + (" …" if len(names) > 20 else "")
     return ToolResult.failed(
         NikaError(
-            "NIKA-INVOKE-001",
+            codes.INVOKE_001,
             f"no tool named {name!r} is available; call one of: {shown or '(none)'}",
             details={"tool": name},
         )

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from hashlib import blake2b
 from typing import Any, Literal
 
+from nika import codes
 from nika.agent.config import AgentConfig
 from nika.agent.seams import ToolCall, ToolResult
 from nika.canonical import loose_json
@@ -100,7 +101,7 @@ class Stall:
             else "with identical results"
         )
         return NikaError(
-            "NIKA-AGENT-006",
+            codes.AGENT_006,
             f"the agent stalled: the same {self.period}-turn block of tool calls ({names}) "
             f"repeated {self.repeats} times {how}, so the loop was stopped "
             "before spending more turns; rephrase the prompt so the goal is reachable, give "

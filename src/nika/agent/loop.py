@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Final, Literal
 
+from nika import codes
 from nika.agent._dispatch import CallIds, Dispatcher, Served
 from nika.agent._emit import Emitter
 from nika.agent._refusals import (
@@ -136,7 +137,7 @@ class _Run:
             self.started = True
             result = await self._loop()
         except asyncio.CancelledError:
-            self._close("cancelled", "NIKA-CANCEL-001")
+            self._close("cancelled", codes.CANCEL_001)
             raise
         except NikaError as exc:
             self._close("failure", exc.code)

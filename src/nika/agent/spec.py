@@ -10,10 +10,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from nika import codes
 from nika.errors import NikaError
 from nika.syntax import fields
 
-_INVALID = "NIKA-PARSE-019"
+_INVALID = codes.PARSE_019
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from nika import codes
 from nika._gc import gc_paused
 from nika.check.context import CheckContext, Finding, Hint, Section
 from nika.check.verdict import ADVISORY_CODES, Verdict, refused, sort_findings
@@ -191,7 +192,7 @@ def _collect(
 
 def _internal(exc: Exception, where: str) -> NikaError:
     return NikaError(
-        "NIKA-IMPL-001",
+        codes.IMPL_001,
         f"internal error in {where}: {type(exc).__name__}: {exc}; this is an engine bug, "
         "please report it "
         "with the workflow that triggered it",

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from nika import codes
 from nika.check.context import CheckContext, Finding, Hint
 from nika.check.effects import Effect
 from nika.check.judge import canonical_glob, canonical_host, canonical_path, root_class
@@ -53,7 +54,7 @@ def drift(ctx: CheckContext, permits: Permits, effects: Sequence[Effect]) -> Ite
             if i not in used:
                 yield Hint(
                     ctx.error(
-                        "NIKA-DRIFT-001",
+                        codes.DRIFT_001,
                         f"permits.{key}[{i}] {entry!r} is declared but nothing in "
                         "the body uses it; remove it to keep the boundary tight",
                         (*permits.path, *rel, i),

@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.check._islands import exprs, whole
 from nika.check.context import CheckContext, Finding, Hint
 from nika.check.graph import Graph
@@ -96,7 +97,7 @@ def _order(ctx: CheckContext, graph: Graph) -> Iterator[Finding]:
             continue
         path = _path(parent, source, task.id)
         yield ctx.error(
-            "NIKA-SEC-015",
+            codes.SEC_015,
             f"exec task `{task.id}` runs downstream of the network task `{source}` "
             f"({' → '.join(path)}): content the workflow did not author must not reach a "
             "shell; remove the dependency, or do the work without exec: (a builtin, or infer:)",
@@ -153,7 +154,7 @@ def _consent(ctx: CheckContext, graph: Graph) -> Iterator[Finding]:
             if not egress_capable(tasks[node]):
                 continue
             err = ctx.error(
-                "NIKA-SEC-014",
+                codes.SEC_014,
                 f"the confirm gate `{gate.id}` reaches the egress task `{node}` over a route "
                 "that does not consume the answer: a refused confirm settles success with "
                 f"value false, so `{node}` would run anyway; bind the answer and test it — "

@@ -6,6 +6,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from nika import codes
 from nika.check._walk import Invalid, walk_schema, walk_type
 from nika.check.context import CheckContext
 from nika.errors import NikaError
@@ -16,14 +17,14 @@ RECORD_FIELDS: Final = ("output", "status", "error", "started_at", "ended_at", "
 """The closed projection set of a task record (spec 04 §tasks.X)."""
 
 _DEAD: Final[Mapping[str, tuple[str, str]]] = {
-    "vars": ("NIKA-VALUES-001", "the pre-flip `vars` namespace is dead"),
-    "env": ("NIKA-VALUES-002", "the pre-flip `env` namespace is dead"),
-    "config": ("NIKA-VALUES-003", "`config` died with the envelope nuke"),
-    "params": ("NIKA-VALUES-003", "`params` is not a value authority"),
-    "parameters": ("NIKA-VALUES-003", "`parameters` is not a value authority"),
-    "values": ("NIKA-VALUES-003", "`values` is not a value authority"),
-    "variables": ("NIKA-VALUES-003", "`variables` is not a value authority"),
-    "settings": ("NIKA-VALUES-003", "`settings` is not a value authority"),
+    "vars": (codes.VALUES_001, "the pre-flip `vars` namespace is dead"),
+    "env": (codes.VALUES_002, "the pre-flip `env` namespace is dead"),
+    "config": (codes.VALUES_003, "`config` died with the envelope nuke"),
+    "params": (codes.VALUES_003, "`params` is not a value authority"),
+    "parameters": (codes.VALUES_003, "`parameters` is not a value authority"),
+    "values": (codes.VALUES_003, "`values` is not a value authority"),
+    "variables": (codes.VALUES_003, "`variables` is not a value authority"),
+    "settings": (codes.VALUES_003, "`settings` is not a value authority"),
 }
 """Value-namespace spellings outside the three-authority family (spec 04 §dead forms)."""
 
@@ -88,7 +89,7 @@ class Resolver:
         elif ref.root == "group":
             if not scope.group:
                 yield self._error(
-                    "NIKA-VAR-021",
+                    codes.VAR_021,
                     f"`{ref.dotted}` is read in {scope.surface}, but a group fold has one door, "
                     f"a `with:` value; bind it (`with: {{ legs: ${{{{ {ref.dotted} }}}} }}`) "
                     "and read `${{ with.legs }}`",
@@ -121,7 +122,7 @@ class Resolver:
         declared = self._declared[ref.root]
         if not ref.path:
             yield self._error(
-                "NIKA-VAR-001",
+                codes.VAR_001,
                 f"`{ref.root}` in {scope.surface} is a namespace, not a value; name one entry, "
                 f"e.g. `${{{{ {ref.root}.<name> }}}}`",
                 site,
@@ -131,7 +132,7 @@ class Resolver:
         if name in declared:
             return
         yield self._error(
-            "NIKA-VAR-001",
+            codes.VAR_001,
             f"`{ref.dotted}` in {scope.surface} names no declared `{ref.root}:` entry "
             f"(declared: {self._listing(declared)}); {self._closest(name, declared)}"
             + _DECLARE[ref.root].format(name=name),
@@ -142,7 +143,7 @@ class Resolver:
         task = scope.task
         if task is None:
             yield self._error(
-                "NIKA-VAR-001",
+                codes.VAR_001,
                 f"`{ref.dotted}` in {scope.surface}: `with` is a task's own scope and exists "
                 "only inside a task; read `inputs`, `const`, `secrets` or `tasks.<id>.output`",
                 site,
@@ -150,7 +151,7 @@ class Resolver:
             return
         if not scope.with_:
             yield self._error(
-                "NIKA-VAR-001",
+                codes.VAR_001,
                 f"`{ref.dotted}` in {scope.surface}: a `with:` binding cannot read another "
                 "binding; reference the source directly (`inputs.…`, `const.…`, "
                 "`tasks.<id>.output`)",
@@ -161,7 +162,7 @@ class Resolver:
         if name and name in task.with_:
             return
         yield self._error(
-            "NIKA-VAR-001",
+            codes.VAR_001,
             f"`{ref.dotted}` in {scope.surface} names no `with:` binding of task `{task.id}` "
             f"(bindings: {self._listing(task.with_)}); {self._closest(name, task.with_)}"
             "declare it in the task's "
@@ -173,7 +174,7 @@ class Resolver:
         if scope.tasks is None:
             binding = "_".join(str(s) for s in ref.path[:2]) or "value"
             yield self._error(
-                "NIKA-VAR-021",
+                codes.VAR_021,
                 f"`{ref.dotted}` is read in {scope.surface}, outside the reference boundary; "
                 f"hoist it into `with:` (`with: {{ {binding}: ${{{{ {ref.dotted} }}}} }}`) and "
                 f"read `${{{{ with.{binding} }}}}`",
@@ -183,7 +184,7 @@ class Resolver:
         if len(ref.path) < 2:
             what = "the `tasks` namespace" if not ref.path else f"`{ref.dotted}`, a whole record,"
             yield self._error(
-                "NIKA-VAR-020",
+                codes.VAR_020,
                 f"{what} is not a value (in {scope.surface}); pick one projection, e.g. "
                 f"`${{{{ tasks.{ref.path[0] if ref.path else '<id>'}.output }}}}` (or `.status`, "
                 "`.error`, `.duration_ms`) — to fold many tasks, declare a group and bind "
@@ -195,7 +196,7 @@ class Resolver:
         if isinstance(scope.tasks, frozenset) and name not in scope.tasks:
             owned = ", ".join(f"`{p}`" for p in sorted(scope.tasks))
             yield self._error(
-                "NIKA-VAR-021",
+                codes.VAR_021,
                 f"`{ref.dotted}` is read in {scope.surface}, a cleanup task that may read only "
                 f"the producer it unwinds ({owned}): `{name}` may still be running; read "
                 "the producer, or make this an ordinary task with `after: {…: terminal}`",
@@ -207,7 +208,7 @@ class Resolver:
             if scope.task is None:
                 declared = self._ctx.workflow.tasks
                 yield self._error(
-                    "NIKA-VAR-001",
+                    codes.VAR_001,
                     f"`{ref.dotted}` in {scope.surface} names no declared task; "
                     f"{self._closest(name, declared)}declare `{name}` under `tasks:` or read an "
                     "existing one",
@@ -217,7 +218,7 @@ class Resolver:
         if projection not in RECORD_FIELDS and projection not in producer.extract:
             fields = self._fields(producer)
             yield self._error(
-                "NIKA-VAR-001",
+                codes.VAR_001,
                 f"`{ref.dotted}` in {scope.surface}: task `{name}` has no record field or "
                 f"`extract:` binding `{projection}` (fields: {self._listing(fields)}); "
                 f"{self._closest(projection, fields)}add `{projection}` to `extract:` of `{name}`, "
@@ -243,7 +244,7 @@ class Resolver:
         if invalid is None:
             return
         yield self._error(
-            "NIKA-VAR-003",
+            codes.VAR_003,
             f"`{ref.dotted}` in {scope.surface} cannot exist: at step "
             f"`{steps[invalid.at]}`, {invalid.reason} in the `{declared}` of task "
             f"`{producer.id}`; fix the path, or declare the member there (an open level, "
@@ -254,7 +255,7 @@ class Resolver:
     def _loop_local(self, ref: Reference, scope: Scope, site: KeyPath) -> Iterator[NikaError]:
         if scope.pre_fan_out:
             yield self._error(
-                "NIKA-VAR-005",
+                codes.VAR_005,
                 f"`{ref.root}` is read in {scope.surface}, which is evaluated once before any "
                 "iteration exists; build the collection from `inputs`, `const` or a `with:` "
                 "binding",
@@ -263,7 +264,7 @@ class Resolver:
         elif not scope.loop:
             owner = f"task `{scope.task.id}`" if scope.task is not None else "a task"
             yield self._error(
-                "NIKA-VAR-001",
+                codes.VAR_001,
                 f"`{ref.root}` is read in {scope.surface}, but it exists only inside a "
                 f"`for_each` task; give {owner} `for_each: {{ items: … }}`, or read a declared "
                 "value instead",
@@ -281,7 +282,7 @@ class Resolver:
                 site,
             )
         yield self._error(
-            "NIKA-VAR-001",
+            codes.VAR_001,
             f"`{ref.dotted}` in {scope.surface} reads `{ref.root}`, which is not a namespace; "
             f"{self._closest(ref.root, _ROOTS)}the namespaces are `inputs`, `const`, `secrets`, "
             "`with` and `tasks` (plus `item`/`index` inside a `for_each` task)",

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from nika import codes
 from nika.check._flow import Source, Unresolved, is_untrusted, resolve, sources
 from nika.check.context import CheckContext
 from nika.check.effects import Effect, is_dynamic, task_effects, url_host
@@ -44,7 +45,7 @@ def run(ctx: CheckContext, judge: PermitJudge) -> Iterator[NikaError]:
         for i, lift in enumerate(task.lift):
             if lift.law == "taint" and lift.from_ not in fired:
                 yield ctx.error(
-                    "NIKA-AUTH-011",
+                    codes.AUTH_011,
                     f"task `{task.id}` lifts the taint law from {lift.from_!r}, but that value "
                     "never reaches one of its permitted arguments untrusted — the lift lifts "
                     "nothing; remove the entry (a door must carry its weight to stay reviewable)",
@@ -82,7 +83,7 @@ def _regate(
         if refusal is None:
             continue
         live = [s for s in untrusted if s.root not in _lifted(task)]
-        if refusal.code != "NIKA-SEC-004" or not live:
+        if refusal.code != codes.SEC_004 or not live:
             yield NikaError(
                 refusal.code,
                 refusal.detail,
@@ -115,7 +116,7 @@ def _auth008(
     grant = str(refusal.details.get("grant", ""))
     missing = refusal.details.get("missing_grant")
     return ctx.error(
-        "NIKA-AUTH-008",
+        codes.AUTH_008,
         f"task `{task.id}`: the untrusted value {source.root} reaches "
         f"{_label(task, effect.site)} (taint path {path}); it resolves to {value!r}, "
         f"canonical {resolved.target!r}, which escapes permits.{missing}. "
@@ -151,7 +152,7 @@ def _argv_tail(
             site = (*task.path, "exec", "command", i)
             path = " → ".join((*live[0].path, f"exec.command[{i}]"))
             yield ctx.error(
-                "NIKA-AUTH-008",
+                codes.AUTH_008,
                 f"task `{task.id}`: the untrusted value {live[0].root} reaches exec.command[{i}] "
                 f"(taint path {path}) and resolves to {value!r}, a re-entry token that spawns a "
                 f"sub-command the program allowlist does not cover; pass a fixed literal, or "
@@ -180,7 +181,7 @@ def _code_bearing(ctx: CheckContext, task: Task) -> Iterator[NikaError]:
             klass = code_class(value)
     if klass is not None and not doors:
         yield ctx.error(
-            "NIKA-SEC-008",
+            codes.SEC_008,
             f"task `{task.id}` fetches {url!r}, a {klass} artifact (code-bearing: it executes "
             "when loaded) — a fetch would hide an execution sink; model the acquisition as the "
             "exec it feeds, under a program permit review can see, or, if the artifact is never "
@@ -191,7 +192,7 @@ def _code_bearing(ctx: CheckContext, task: Task) -> Iterator[NikaError]:
     if klass is None and (known or url is None):
         for i in doors:
             yield ctx.error(
-                "NIKA-AUTH-011",
+                codes.AUTH_011,
                 f"task `{task.id}` lifts the data-as-code law, but it fetches no code-bearing "
                 "artifact — the lift lifts nothing; remove the entry",
                 (*task.path, "lift", i),

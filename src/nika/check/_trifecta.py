@@ -34,6 +34,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from nika import codes
 from nika.check._islands import reads
 from nika.check._laws import egress_capable, may_reach
 from nika.check.context import CheckContext
@@ -187,7 +188,7 @@ def _witness(taint: Mapping[TaskId, Reach], reach: Reach, sink: TaskId) -> list[
 def _finding(ctx: CheckContext, task: Task, path: list[TaskId], legs: str) -> NikaError:
     source, sink = path[0], task.id
     return ctx.error(
-        "NIKA-SEC-009",
+        codes.SEC_009,
         f"lethal trifecta complete: the boundary grants private read (permits.fs.read) and "
         f"external egress ({legs}), and the untrusted content of `{source}` reaches the "
         f"egress task `{sink}` ({' → '.join(path)}) with no blocking human gate on the "

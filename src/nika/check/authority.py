@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
+from nika import codes
 from nika._term import printable
 from nika.check import _laws, _taint, _trifecta
 from nika.check._drift import drift
@@ -73,8 +74,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     section = {
         "boundary_declared": workflow.permits is not None,
         "needed": needed_permits(effects),
-        "escapes": sum(e.code in ("NIKA-AUTH-006", "NIKA-SEC-004") for e in escapes)
-        + sum(e.code in ("NIKA-AUTH-008", "NIKA-SEC-004") for e in taint),
+        "escapes": sum(e.code in (codes.AUTH_006, codes.SEC_004) for e in escapes)
+        + sum(e.code in (codes.AUTH_008, codes.SEC_004) for e in taint),
         "deferred": [
             {"task": e.task, "effect": e.kind, "value": e.target} for e in dynamic_effects(effects)
         ],
@@ -120,7 +121,7 @@ def _absent(ctx: CheckContext, workflow: Workflow, effects: Sequence[Effect]) ->
     needed = sorted({f"task `{e.task}`: {e.label}" for e in effects if _needs_authority(e)})
     first = next(e for e in effects if _needs_authority(e))
     return NikaError(
-        "NIKA-AUTH-006",
+        codes.AUTH_006,
         "no permits: block is declared, so this workflow has zero authority, yet its body "
         f"needs {'; '.join(needed)}. Declare the boundary (inferred, ready to paste):\n" + text,
         details={"inferred_permits": block, "needed": needed},
@@ -145,7 +146,7 @@ def _floor(ctx: CheckContext, effects: Sequence[Effect], judge: PermitJudge) -> 
     for effect in effects:
         if effect.kind == "net" and not effect.dynamic and floor_blocked(effect.target):
             refusal = judge.judge(effect)
-            if refusal is not None and refusal.code == "NIKA-SEC-005":
+            if refusal is not None and refusal.code == codes.SEC_005:
                 yield _at(ctx, refusal, effect.site)
 
 
@@ -174,7 +175,7 @@ def _bounds(ctx: CheckContext, permits: Permits) -> Iterator[NikaError]:
             name = ".".join(str(k) for k in rel) + f"[{i}]"
             if isinstance(entry, str) and "${{" in entry:
                 yield ctx.error(
-                    "NIKA-AUTH-007",
+                    codes.AUTH_007,
                     f"permits bound {name} is {entry!r}: a bound must be a literal — an "
                     "interpolated bound makes the boundary self-serve; write the exact "
                     "value it must allow",
@@ -190,7 +191,7 @@ def _bounds(ctx: CheckContext, permits: Permits) -> Iterator[NikaError]:
 def _host_bound(ctx: CheckContext, entry: str, name: str, at: KeyPath) -> Iterator[NikaError]:
     if "*" in entry and entry != "*":
         yield ctx.error(
-            "NIKA-AUTH-010",
+            codes.AUTH_010,
             f"permits {name} is {entry!r}: hosts are exact names — a wildcard delegates the "
             "permit to whoever runs the zone; list each host you call (e.g. "
             f"{entry.replace('*.', 'api.')!r}), or write the bare '*' as the explicit escape",
@@ -201,7 +202,7 @@ def _host_bound(ctx: CheckContext, entry: str, name: str, at: KeyPath) -> Iterat
     host = canonical_host(entry)
     if floor_blocked(host) and not is_loopback_literal(host):
         yield ctx.error(
-            "NIKA-SEC-005",
+            codes.SEC_005,
             f"permits {name} is {entry!r}, below the SSRF floor (private · link-local · "
             "metadata · *.localhost): a dead grant no run can use; remove it (only an exact "
             "loopback literal — localhost, 127.0.0.1, ::1 — is declassifiable)",
@@ -213,7 +214,7 @@ def _host_bound(ctx: CheckContext, entry: str, name: str, at: KeyPath) -> Iterat
 def _env_bound(ctx: CheckContext, entry: str, name: str, at: KeyPath) -> Iterator[NikaError]:
     if entry in DANGEROUS_ENV_VARS:
         yield ctx.error(
-            "NIKA-AUTH-009",
+            codes.AUTH_009,
             f"permits {name} is {entry!r}, on the dangerous-name floor (linker injection · "
             "shell startup · interpreter and tool hooks): it is never passed to a child; "
             "remove the entry, or set what the child needs in the task's own env: map",
@@ -222,7 +223,7 @@ def _env_bound(ctx: CheckContext, entry: str, name: str, at: KeyPath) -> Iterato
         )
     elif not _ENV_NAME.match(entry):
         yield ctx.error(
-            "NIKA-AUTH-007",
+            codes.AUTH_007,
             f"permits {name} is {entry!r}: an env bound is an exact POSIX name "
             "([A-Za-z_][A-Za-z0-9_]*, no globs); write the variable's exact name",
             at,

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Final
 
+from nika import codes
 from nika.check.context import CheckContext, Finding
 from nika.errors import NikaError
 from nika.syntax.model import ExecBody
@@ -135,7 +136,7 @@ def argv_blocked(argv: Sequence[str]) -> str | None:
 def refusal(task: str, why: str) -> NikaError:
     """The `NIKA-SEC-001` refusal of one task's command."""
     return NikaError(
-        "NIKA-SEC-001",
+        codes.SEC_001,
         f"task {task!r}: the exec command is refused by the blocklist ({why}); this command is "
         "never run by nika — rewrite the step so it does not need it",
         details={"task": task, "rule": why},

@@ -13,14 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.check.context import CheckContext, Finding
 from nika.errors import NikaError
 from nika.stdlib import DECLARATIONS, NAMES
 from nika.syntax.model import AgentBody, InvokeBody, Task
 
 _LOOP_ONLY: Final = {
-    "nika:done": ("NIKA-BUILTIN-DONE-001", "the loop-completion sentinel"),
-    "nika:compose": ("NIKA-BUILTIN-COMPOSE-001", "the agent's self-check intrinsic"),
+    "nika:done": (codes.BUILTIN_DONE_001, "the loop-completion sentinel"),
+    "nika:compose": (codes.BUILTIN_COMPOSE_001, "the agent's self-check intrinsic"),
 }
 
 
@@ -40,7 +41,7 @@ def _unknown(ctx: CheckContext, tool: str, at: tuple[str | int, ...]) -> NikaErr
     close = difflib.get_close_matches(tool, sorted(NAMES), n=1)
     hint = f" — did you mean `{close[0]}`?" if close else ""
     return ctx.error(
-        "NIKA-INVOKE-001",
+        codes.INVOKE_001,
         f"`{tool}` is not a builtin; the `nika:` namespace is closed ({len(NAMES)} "
         f"builtins){hint}",
         at,

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.check.context import CheckContext, Finding, Hint
 from nika.syntax.model import AgentBody, InvokeBody
 
-CODE: Final = "NIKA-IMPL-002"
+CODE: Final = codes.IMPL_002
 
 UNSERVED: Final[Mapping[str, str]] = {
     "nika:chart": "no chart renderer is wired",

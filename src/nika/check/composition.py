@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from nika import codes
 from nika.check.context import CheckContext, Finding
 from nika.check.effects import infer_effects
 from nika.check.judge import PermitJudge
@@ -53,7 +54,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         target = body.workflow
         problem = _static_problem(target)
         if problem is not None:
-            yield ctx.error("NIKA-COMP-001", f"task `{task.id}` calls {target!r}: {problem}", at)
+            yield ctx.error(codes.COMP_001, f"task `{task.id}` calls {target!r}: {problem}", at)
             continue
         if target.startswith("registry:"):
             continue  # a pinned registry child resolves through the lockfile, not the disk
@@ -62,7 +63,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         file = _resolved(ctx.base_dir, target)
         if file is None:
             yield ctx.error(
-                "NIKA-COMP-001",
+                codes.COMP_001,
                 f"task `{task.id}` calls {target!r}, which is not a path this system can "
                 "resolve; name the child workflow file",
                 at,
@@ -70,7 +71,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             continue
         if me is not None and file == me:
             yield ctx.error(
-                "NIKA-COMP-003",
+                codes.COMP_003,
                 f"task `{task.id}` launches its own workflow {target!r}; a self-launch is "
                 "a 1-cycle — "
                 "iterate with `for_each` or split the work",
@@ -79,12 +80,12 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             continue
         child, why = _load(file)
         if child is None:
-            yield ctx.error("NIKA-COMP-001", f"task `{task.id}` calls {target!r}, which {why}", at)
+            yield ctx.error(codes.COMP_001, f"task `{task.id}` calls {target!r}, which {why}", at)
             continue
         cycle = _cycle(child, me, [file])
         if cycle is not None:
             yield ctx.error(
-                "NIKA-COMP-003",
+                codes.COMP_003,
                 f"task `{task.id}` closes a call cycle: {' → '.join(cycle)}; the static "
                 "call graph must be acyclic",
                 at,
@@ -180,7 +181,7 @@ def _typed_call(
     for name, decl in child.inputs.items():
         if decl.required and not decl.has_default and name not in body.args:
             yield ctx.error(
-                "NIKA-COMP-004",
+                codes.COMP_004,
                 f"task `{task.id}` calls {target!r} without its required input `{name}`; "
                 f"add `args: {{ {name}: … }}`",
                 at,
@@ -190,14 +191,14 @@ def _typed_call(
         if target_input is None:
             known = ", ".join(sorted(child.inputs)) or "none"
             yield ctx.error(
-                "NIKA-COMP-004",
+                codes.COMP_004,
                 f"task `{task.id}` passes `{name}`, which {target!r} does not declare "
                 f"(its inputs: {known})",
                 (*at, "args", name),
             )
         elif is_literal(value) and not conforms(value, target_input.type):
             yield ctx.error(
-                "NIKA-COMP-004",
+                codes.COMP_004,
                 f"task `{task.id}` passes `{name}: {value!r}`, which does not fit the "
                 f"child's `{render(target_input.type)}`",
                 (*at, "args", name),
@@ -206,7 +207,7 @@ def _typed_call(
         problem = _returns_problem(child, task.returns)
         if problem is not None:
             yield ctx.error(
-                "NIKA-COMP-004",
+                codes.COMP_004,
                 f"task `{task.id}` declares `returns: {render(task.returns)}`, but {problem}",
                 (*task.path, "returns"),
             )
@@ -252,7 +253,7 @@ def _containment(
             continue
         seen.add((effect.label, whose))
         yield ctx.error(
-            "NIKA-COMP-002",
+            codes.COMP_002,
             f"task `{task.id}` calls {target!r}, whose task `{effect.task}` needs "
             f"{effect.label}, outside {whose}; a child runs under its own permits ∩ its "
             "caller's and never gains authority its parent lacks — grant it in both, or "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Final
 
+from nika import codes
 from nika.check._gate import always_false
 from nika.check._islands import exprs, whole
 from nika.check._liveness import Death, SettleShape, WhenGate, dead_tasks
@@ -66,7 +67,7 @@ def _predicates(ctx: CheckContext) -> Iterator[NikaError]:
             if predicate in PREDICATES or predicate == UNWIND:
                 continue
             yield ctx.error(
-                "NIKA-DAG-005",
+                codes.DAG_005,
                 f"task `{task.id}` waits on `after: {{ {producer}: {predicate} }}`, but "
                 f"`{predicate}` is not a predicate{_suggest(ctx, predicate, _AFTER_WORDS)}; "
                 f"write one of {allowed} (or `unwind` to attach a cleanup task)",
@@ -85,7 +86,7 @@ def _dangling(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
             EdgeKind.RECOVERY: "`on_error.recover:`",
         }.get(edge.kind, f"`with: {{ {edge.binding}: … }}`")
         yield ctx.error(
-            "NIKA-DAG-002",
+            codes.DAG_002,
             f"task `{edge.target}` names `{edge.source}` in {where}, but no task "
             f"`{edge.source}` is declared{_suggest(ctx, edge.source, declared)}; declare it under "
             "`tasks:` or point at an existing task",
@@ -112,7 +113,7 @@ def _groups(ctx: CheckContext) -> Iterator[NikaError]:
                         f"`group: {read.name}`{_suggest(ctx, read.name, groups)}"
                     )
                 yield ctx.error(
-                    "NIKA-DAG-008",
+                    codes.DAG_008,
                     f"task `{task.id}` folds {what} in `with: {{ {binding}: … }}` (declared "
                     f"groups: {known}); add `group: <name>` to each member task, then fold "
                     "`${{ group.<name> }}`",
@@ -123,7 +124,7 @@ def _groups(ctx: CheckContext) -> Iterator[NikaError]:
     for task in workflow.tasks.values():
         if task.id in units and task.group is not None:
             yield ctx.error(
-                "NIKA-DAG-009",
+                codes.DAG_009,
                 f"cleanup task `{task.id}` (attached by `unwind`) declares `group: {task.group}`; "
                 "a cleanup unit never schedules, so it cannot be folded — remove `group:` or "
                 "make it an ordinary task (`after: {…: terminal}`)",
@@ -149,7 +150,7 @@ def _cycles(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
         else:
             fix = "remove or redirect one of those `with:`/`after:` entries"
         yield ctx.error(
-            "NIKA-DAG-001",
+            codes.DAG_001,
             f"the tasks form a cycle {shown} ({declared}), so none of them can ever start; {fix}",
             hops[0].site,
             cycle=list(cycle),
@@ -170,7 +171,7 @@ def _recovery(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
                 f"{chain}: each waits on the one before it), so the recovery would wait forever"
             )
         yield ctx.error(
-            "NIKA-DAG-004",
+            codes.DAG_004,
             f"task `{declaring}` recovers from {why}; recover from a task that does not wait "
             "on it (directly, through `with:`/`after:`, or through its own `on_error.recover:`), "
             "or from a literal value",
@@ -233,7 +234,7 @@ def _death(ctx: CheckContext, workflow: Workflow, death: Death) -> NikaError:
     edge = death.edge
     if edge is None:
         return ctx.error(
-            "NIKA-DAG-006",
+            codes.DAG_006,
             f"task `{task.id}` can never run: its `when:` is false for every outcome its "
             "observed producers can reach; fix the condition or the producers' `after:`",
             (*task.path, "when"),
@@ -248,7 +249,7 @@ def _death(ctx: CheckContext, workflow: Workflow, death: Death) -> NikaError:
     else:
         why = f"`{edge.source}` can only settle {_states(death.states)}"
     return ctx.error(
-        "NIKA-DAG-006",
+        codes.DAG_006,
         f"task `{task.id}` is cancelled on every run: {spelled} admits only "
         f"{_states(edge.pass_set)}, but {why}; pick a predicate the producer can reach "
         "(e.g. `terminal`), or give the producer that route",
@@ -287,7 +288,7 @@ def _out_of_vocabulary(ctx: CheckContext, cmp: StatusComparison, at: KeyPath) ->
     verdict = "never holds" if cmp.op in ("==", "in") else "always holds"
     literal = repr(cmp.literal)
     return ctx.error(
-        "NIKA-DAG-007",
+        codes.DAG_007,
         f"the status of `{cmp.task}` is compared with {literal} (`{cmp.op}`), which no task "
         f"status can equal, so the test {verdict}"
         f"{_suggest(ctx, str(cmp.literal), STATUSES)}; compare with one of {', '.join(STATUSES)}",

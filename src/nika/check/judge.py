@@ -24,14 +24,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from nika import codes
 from nika.check.effects import SHELL, Effect, needs_grant
 from nika.errors import NikaError
 from nika.netfloor import is_blocked_address, is_loopback_literal, normalise_host
 from nika.syntax.globs import Whitelist
 from nika.syntax.model import Workflow
 
-ESCAPE: Final = "NIKA-SEC-004"
-SSRF: Final = "NIKA-SEC-005"
+ESCAPE: Final = codes.SEC_004
+SSRF: Final = codes.SEC_005
 
 # fmt: off
 DANGEROUS_ENV_VARS: Final = frozenset({

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nika import codes
 from nika.check._flow import sources
 from nika.check.context import CheckContext, Finding, Section
 from nika.check.effects import is_dynamic, url_host
@@ -62,7 +63,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     for f in flows:
         if f.sanctioned:
             continue
-        code = "NIKA-SEC-007" if f.sink == "outputs" else "NIKA-SEC-006"
+        code = codes.SEC_007 if f.sink == "outputs" else codes.SEC_006
         where = "the workflow boundary" if f.sink == "outputs" else f"the `{f.sink}` sink"
         witness = " → ".join((*f.path, f.at))
         clause = f'secrets: {{ {f.secret}: {{ egress: [{{ to: "{f.sink}" }}] }} }}'

@@ -21,6 +21,7 @@ import posixpath
 from collections.abc import Iterator
 from pathlib import Path
 
+from nika import codes
 from nika.check.context import CheckContext, Finding
 from nika.check.side_files import Unreadable, read_capped
 from nika.errors import NikaError
@@ -41,7 +42,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             at = (*task.path, "agent", "skills", i)
             if "${{" in raw or _GLOB_CHARS & set(raw):
                 yield ctx.error(
-                    "NIKA-AGENT-003",
+                    codes.AGENT_003,
                     f"skill path {raw!r} of task `{task.id}` is not a static path (a "
                     "template or a glob can "
                     "never resolve at compose time); write the explicit SKILL.md path",
@@ -78,24 +79,24 @@ def _skill_problem(file: Path) -> tuple[str, str] | None:
     if isinstance(data, Unreadable):
         if data.reason == "too_large":
             return (
-                "NIKA-AGENT-004",
+                codes.AGENT_004,
                 f"is not an Agent Skill: it {data.why} (a skill is a short instruction file)",
             )
         if data.reason == "not_regular":
-            return ("NIKA-AGENT-003", f"{data.why}; point `skills:` at a SKILL.md file")
-        return "NIKA-AGENT-003", f"{data.why}; fix the path or add the file"
+            return (codes.AGENT_003, f"{data.why}; point `skills:` at a SKILL.md file")
+        return codes.AGENT_003, f"{data.why}; fix the path or add the file"
     text = data.decode("utf-8", errors="replace")
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         return (
-            "NIKA-AGENT-004",
+            codes.AGENT_004,
             "is not an Agent Skill: it must open with a `---` YAML frontmatter fence",
         )
     try:
         end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == "---")
     except StopIteration:
         return (
-            "NIKA-AGENT-004",
+            codes.AGENT_004,
             "is not an Agent Skill: its frontmatter is never closed by a `---` line",
         )
     from nika.syntax.loader import load_mapping  # only a workflow with skill files reads YAML
@@ -103,17 +104,17 @@ def _skill_problem(file: Path) -> tuple[str, str] | None:
     try:
         front = load_mapping("\n".join(lines[1:end]))
     except NikaError as exc:
-        if exc.code in ("NIKA-PARSE-002", "NIKA-PARSE-019"):
-            return "NIKA-AGENT-004", "is not an Agent Skill: its frontmatter is not a mapping"
+        if exc.code in (codes.PARSE_002, codes.PARSE_019):
+            return codes.AGENT_004, "is not an Agent Skill: its frontmatter is not a mapping"
         return (
-            "NIKA-AGENT-004",
+            codes.AGENT_004,
             f"is not an Agent Skill: its frontmatter is not valid YAML ({exc.detail})",
         )
     for key in ("name", "description"):
         value = front.get(key)
         if not isinstance(value, str) or not value.strip():
             return (
-                "NIKA-AGENT-004",
+                codes.AGENT_004,
                 f"is not an Agent Skill: its frontmatter lacks a non-empty `{key}:`",
             )
     return None

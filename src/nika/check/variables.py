@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from nika import codes
 from nika.check._islands import exprs, parsed
 from nika.check._resolve import Resolver, Scope
 from nika.check.context import CheckContext, Finding
@@ -142,7 +143,7 @@ def _when(
     whole = _whole(when)  # once: the islands below must not re-segment the string each
     if not whole:
         yield ctx.error(
-            "NIKA-VAR-005",
+            codes.VAR_005,
             f"`when: {when!r}` is neither one `${{{{ … }}}}` boolean expression nor a YAML "
             "boolean; write e.g. `when: ${{ with.count > 0 }}`, or `true`/`false` unquoted",
             site,
@@ -174,7 +175,7 @@ def _for_each(
     items = task.for_each.items
     if isinstance(items, str) and not _whole(items):
         yield ctx.error(
-            "NIKA-VAR-005",
+            codes.VAR_005,
             f"`for_each.items` of task `{task.id}` is the string {items!r}; the collection is a "
             "literal list or one `${{ … }}` expression, e.g. `items: ${{ with.pages }}`",
             site,
@@ -192,7 +193,7 @@ def _for_each(
             name = str(ref.path[0]) if ref.root == "with" and ref.path else None
             if name in looped:
                 yield ctx.error(
-                    "NIKA-VAR-005",
+                    codes.VAR_005,
                     f"`for_each.items` of task `{task.id}` reads `with.{name}`, whose binding "
                     "reads `item`/`index`: the collection is evaluated once, before any "
                     "iteration exists, so this is circular; bind the collection without the "

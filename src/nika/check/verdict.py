@@ -6,13 +6,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from nika import codes
 from nika.canonical import loose_json
 from nika.errors import NikaError
 
 if TYPE_CHECKING:
     from nika.check.lint._finding import Lint
 
-ADVISORY_CODES: Final = frozenset({"NIKA-DRIFT-001"})
+ADVISORY_CODES: Final = frozenset({codes.DRIFT_001})
 """Codes that are hints by nature, whichever rung reports them."""
 
 

@@ -18,9 +18,10 @@ import anthropic
 import httpx2
 import openai
 
+from nika import codes
 from nika.errors import NikaError
 
-INFER_FAILED: Final = "NIKA-INFER-001"
+INFER_FAILED: Final = codes.INFER_001
 _REDACTED: Final = "[REDACTED]"
 _MESSAGE_CAP: Final = 500
 # Statuses a retry may cure: request timeout, conflict/lock, too early, rate limit, server side.

@@ -39,6 +39,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from nika import codes
 from nika.agent.seams import (
     AssistantMessage,
     CallId,
@@ -125,7 +126,7 @@ class MockProvider:
         provider, _, name = request.model.partition("/")
         if provider != "mock" or name not in MOCK_MODELS:
             raise NikaError(
-                "NIKA-INFER-001",
+                codes.INFER_001,
                 f"the mock provider serves {sorted(MOCK_MODELS)!r}, not {request.model!r}; "
                 "use model: mock/echo",
                 transient=False,
@@ -180,7 +181,7 @@ def _append(path: Path, line: str) -> None:
 
 
 def _script_error(detail: str) -> NikaError:
-    return NikaError("NIKA-INFER-001", detail, transient=False)
+    return NikaError(codes.INFER_001, detail, transient=False)
 
 
 def _echo(request: ModelRequest) -> ModelResponse:

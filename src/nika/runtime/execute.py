@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from nika import codes
 from nika.errors import NikaError
 from nika.runtime.frames import (
     CheckpointWritten,
@@ -73,7 +74,7 @@ def _loop_reads(value: Any) -> bool:
 
 def _internal(task: Task, exc: Exception) -> NikaError:
     return NikaError(
-        "NIKA-IMPL-001",
+        codes.IMPL_001,
         f"task {task.id!r}: the engine failed with {type(exc).__name__}: {exc}; this is an "
         "engine bug — please report it with the workflow",
         details={"task": task.id, "exception": type(exc).__name__},
@@ -146,7 +147,7 @@ class Pipeline:
         value = interpolate(task.when, env)
         if not isinstance(value, bool):
             raise NikaError(
-                "NIKA-VAR-006",
+                codes.VAR_006,
                 f"task {task.id!r}: `when:` evaluated to {value!r}, not a bool; compare it "
                 "explicitly (e.g. `!= null`, `> 0`)",
                 details={"task": task.id, "when": task.when},
@@ -160,7 +161,7 @@ class Pipeline:
         if not isinstance(items, list):
             kind = "null" if items is None else type(items).__name__
             raise NikaError(
-                "NIKA-VAR-006",
+                codes.VAR_006,
                 f"task {task.id!r}: `for_each.items` evaluated to a {kind}, not an array; "
                 "fan out over a list (gate a possibly-skipped producer with "
                 "`after: {{producer: success}}` or a `when:` size check)",
@@ -317,7 +318,7 @@ class Pipeline:
         except TimeoutError:
             limit = task.timeout.text if task.timeout else None
             error = NikaError(
-                "NIKA-TIMEOUT-001",
+                codes.TIMEOUT_001,
                 f"task {task.id!r} exceeded its timeout of {limit} after {attempts} "
                 "attempt(s); raise `timeout:` or make the step faster",
                 details={"task": task.id, "timeout": limit, "attempts": attempts},
@@ -357,7 +358,7 @@ class Pipeline:
                 status = await self._await_task(source, task.id)
                 if status != "success":
                     raise NikaError(
-                        "NIKA-VAR-001",
+                        codes.VAR_001,
                         f"task {task.id!r}: the recovery source {source!r} settled {status}, "
                         "so it has no value to recover with",
                         details={"task": task.id, "source": source, "status": status},

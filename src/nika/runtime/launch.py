@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
+from nika import codes
 from nika._term import json_printable, printable
 from nika.agent.seams import Provider, ToolExecutor
 from nika.check import Verdict, check_workflow
@@ -178,7 +179,7 @@ def run_command(options: RunOptions, streams: Streams,
     except NikaError as exc:
         streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         _write_report(options, refused_report([exc], Masker()))
-        return EXIT_USAGE if exc.code == "NIKA-CLUSTER-003" else EXIT_FAILURE
+        return EXIT_USAGE if exc.code == codes.CLUSTER_003 else EXIT_FAILURE
     mask = Masker(secrets.values())
     log = EventLog()
     replay = Replay(workflow, options.file.parent.resolve(), options.model or workflow.model, plan)
@@ -238,14 +239,14 @@ def _plan(options: RunOptions, workflow: Workflow) -> ResumePlan | None:
     if options.resume is None:
         if options.from_task is not None:
             raise ResumeRefusal(NikaError(
-                "NIKA-RESUME-004", f"--from {options.from_task} re-runs part of a resumed run; "
+                codes.RESUME_004, f"--from {options.from_task} re-runs part of a resumed run; "
                 "pass it with --resume JOURNAL (a run without --resume runs every task)"),
                 EXIT_USAGE)
         return None
     if options.from_task is not None and options.from_task not in workflow.tasks:
         declared = ", ".join(workflow.tasks)
         raise ResumeRefusal(NikaError(
-            "NIKA-RESUME-004", f"--from {options.from_task!r} names no task of "
+            codes.RESUME_004, f"--from {options.from_task!r} names no task of "
             f"{workflow.name!r} (tasks: {declared}); name the task to re-run from",
             details={"task": options.from_task}), EXIT_USAGE)
     return load_plan(options.resume, derive(workflow), compat=options.resume_compat,
@@ -345,7 +346,7 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
                         above: RunServices = services, plan: ResumePlan | None = replay.plan,
                         ) -> Any:
             if depth > MAX_DEPTH:
-                raise NikaError("NIKA-SEC-003", f"child workflow {str(path)!r} nests deeper "
+                raise NikaError(codes.SEC_003, f"child workflow {str(path)!r} nests deeper "
                                 f"than {MAX_DEPTH} levels; break the recursion",
                                 details={"workflow": str(path), "depth": depth})
             checked = check_workflow(path.read_bytes(), path=str(path))

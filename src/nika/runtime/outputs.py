@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nika import codes
 from nika.errors import NikaError
 from nika.syntax.binding import interpolate
 from nika.syntax.model import Workflow
@@ -34,7 +35,7 @@ def workflow_outputs(
         out[name] = value
         if decl.type is not None and not conforms(value, decl.type):
             first = first or NikaError(
-                "NIKA-VAR-009",
+                codes.VAR_009,
                 f"output {name!r} is declared {render(decl.type)} but the run produced "
                 f"{str(value)[:80]!r}; fix the producing task or the declared type",
                 details={"output": name, "type": render(decl.type)},

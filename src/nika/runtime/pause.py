@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from nika import codes
 from nika.check.composition import read_child
 from nika.errors import NikaError
 from nika.runtime.nested import MAX_DEPTH
@@ -108,7 +109,7 @@ def prompt_answers(raw: Sequence[str], workflow: Workflow,
         task, sep, value = text.partition("=")
         if not sep or not any(fit.fullmatch(task) for fit in fits):
             raise NikaError(
-                "NIKA-RESUME-004", f"--answer {text!r} must be TASK=VALUE, TASK a prompt of "
+                codes.RESUME_004, f"--answer {text!r} must be TASK=VALUE, TASK a prompt of "
                 f"the run: a task that invokes nika:prompt, or one in a child workflow named "
                 f"by its invoking task (in this workflow: {', '.join(names) or 'none'}; "
                 "[N]: an iteration index)", details={"answer": text})

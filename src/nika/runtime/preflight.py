@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from nika import codes
 from nika.errors import NikaError
 from nika.syntax.providers import parse_model
 from nika.tools.mcp_registry import ENV_VAR, McpRegistry, load_registry
 
-UNUSABLE_ARGUMENT: Final = "NIKA-CLI-001"
+UNUSABLE_ARGUMENT: Final = codes.CLI_001
 
 
 @dataclass(frozen=True, slots=True)

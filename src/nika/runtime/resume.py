@@ -37,6 +37,7 @@ import json
 from pathlib import Path
 from typing import Any, Final
 
+from nika import codes
 from nika.check.graph import Graph
 from nika.errors import NikaError
 from nika.runtime.decoded import ReadSettled, ReadWorkflowStarted, read_as
@@ -70,14 +71,14 @@ def load_plan(path: Path, graph: Graph, *, compat: str | None = None,
     try:
         data = read_journal(path)
     except OSError as exc:
-        raise _refuse("NIKA-RESUME-003", f"cannot read the --resume journal {str(path)!r} "
+        raise _refuse(codes.RESUME_003, f"cannot read the --resume journal {str(path)!r} "
                       f"({exc.strerror or exc}); pass the path `nika run` printed at the end "
                       "of the run (.nika/traces/*.ndjson)", EXIT_BROKEN, journal=str(path)) \
             from None
     lines = data.split(b"\n")
     first = parse_frame(lines[0]) if lines and len(lines[0]) <= MAX_LINE else None
     if first is None:
-        raise _refuse("NIKA-RESUME-003", f"{str(path)!r} is not a run journal (its first line "
+        raise _refuse(codes.RESUME_003, f"{str(path)!r} is not a run journal (its first line "
                       "is not a JSON frame); pass the .ndjson file `nika run` wrote",
                       EXIT_BROKEN, journal=str(path))
     plan = ResumePlan(journal=path.name, head=None)
@@ -112,7 +113,7 @@ def _walk(data: bytes, path: Path, plan: ResumePlan, unverified: bool) -> None:
     finding = verdict.render()
     if not unverified:
         raise _refuse(
-            "NIKA-RESUME-001",
+            codes.RESUME_001,
             f"the --resume journal {path.name} does not verify — {finding}. A resumed run "
             "serves that journal's results as its own, so a broken chain is refused: run "
             f"`nika trace verify {path}` to see the break; if you edited or truncated the "
@@ -135,14 +136,14 @@ def _judge_version(raw: str | None, compat: str | None, plan: ResumePlan) -> Non
     door = f"--resume-compat {recorded}"
     if compat is None:
         raise _refuse(
-            "NIKA-RESUME-002",
+            codes.RESUME_002,
             f"the journal was recorded under engine {recorded} · this engine is "
             f"{ENGINE_VERSION} — a cross-version resume is judged, never assumed (17 §the "
             f"fold law): re-run without --resume, or declare the compatibility with {door}",
             EXIT_VERSION, recorded=recorded, engine=ENGINE_VERSION)
     if compat != recorded:
         raise _refuse(
-            "NIKA-RESUME-002",
+            codes.RESUME_002,
             f"--resume-compat {compat} does not name the version the journal records "
             f"({recorded}; this engine is {ENGINE_VERSION}) — the declaration must name the "
             f"recorded version exactly: {door}",

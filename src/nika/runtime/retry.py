@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import random
 
+from nika import codes
 from nika.backoff import backoff_delay
 from nika.errors import NikaError
 from nika.syntax.model import Retry
 
-TIMEOUT_CODE = "NIKA-TIMEOUT-001"
+TIMEOUT_CODE = codes.TIMEOUT_001
 
 
 def should_retry(policy: Retry | None, error: NikaError, attempt: int) -> bool:

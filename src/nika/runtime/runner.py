@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from nika import codes
 from nika.canonical import loose_json
 from nika.check.graph import Graph, derive
 from nika.errors import NikaError
@@ -184,7 +185,7 @@ class Runner:
                           f"({self._stalled.code}: it could not progress)")
             else:
                 reason = f"task {task_id!r} is cancelled: the run was cancelled before it started"
-            error = NikaError("NIKA-CANCEL-001", reason, details={"task": task_id})
+            error = NikaError(codes.CANCEL_001, reason, details={"task": task_id})
             work.extend(self._settle(TaskRecord.settle(task_id, "cancelled", error=error)))
 
     def _status(self, task_id: str) -> str:
@@ -218,7 +219,7 @@ class Runner:
             outcome = None
         except Exception as exc:  # an engine bug settles this task, never hangs the run
             outcome = Settlement("failure", error=NikaError(
-                "NIKA-IMPL-001", f"task {task.id!r}: internal error {type(exc).__name__}: "
+                codes.IMPL_001, f"task {task.id!r}: internal error {type(exc).__name__}: "
                 f"{exc}; this is an engine bug — please report it", details={"task": task.id}))
         record = self._record(task, outcome, started, notes)
         if outcome is None or outcome.attempts > 0:  # only a producer that started unwinds
@@ -263,7 +264,7 @@ class Runner:
             return TaskRecord.settle(task.id, "failure", error=self._stalled,
                                      started_at=started, ended_at=ended)
         if outcome is None:
-            error = NikaError("NIKA-CANCEL-001", f"task {task.id!r} was cancelled while running "
+            error = NikaError(codes.CANCEL_001, f"task {task.id!r} was cancelled while running "
                               "(user cancellation)", details={"task": task.id})
             return TaskRecord.settle(task.id, "cancelled", error=error, started_at=started,
                                      ended_at=ended)
@@ -331,7 +332,7 @@ class Runner:
         shown = [f"{t} (awaits {', '.join(s)})" for t, s in parked.items()]
         shown += [f"{t} (never released)" for t in pending]
         self._stalled = NikaError(
-            "NIKA-DAG-010",
+            codes.DAG_010,
             f"the run cannot progress: no task is running and none can start, yet "
             f"{len(parked) + len(pending)} task(s) are unsettled — {'; '.join(shown)}; a "
             "recovery await cycle or an unschedulable task (run `nika check` on the workflow "

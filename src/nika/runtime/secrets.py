@@ -9,10 +9,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
+from nika import codes
 from nika.errors import NikaError
 from nika.syntax.model import SecretRef
 
-UNRESOLVED: Final = "NIKA-SECRET-001"
+UNRESOLVED: Final = codes.SECRET_001
 
 
 def resolve_secrets(

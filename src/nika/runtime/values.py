@@ -14,15 +14,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from nika import codes
 from nika.check.graph import Status
 from nika.errors import NikaError
 from nika.syntax.model import ConstDecl, InputDecl
 from nika.syntax.typefit import conforms
 from nika.syntax.types import render
 
-MISSING_INPUT: Final = "NIKA-INPUT-001"
-UNKNOWN_INPUT: Final = "NIKA-INPUT-002"
-MISFIT_INPUT: Final = "NIKA-INPUT-003"
+MISSING_INPUT: Final = codes.INPUT_001
+UNKNOWN_INPUT: Final = codes.INPUT_002
+MISFIT_INPUT: Final = codes.INPUT_003
 ENV_PREFIX: Final = "@env:"
 
 

@@ -13,10 +13,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
+from nika import codes
 from nika.errors import NikaError
 from nika.stdlib._schema import Misfit, json_type, misfits, templated
 
-CONTRACT: Final = "NIKA-BUILTIN-001"
+CONTRACT: Final = codes.BUILTIN_001
 """The code of a broken static arg contract, where the stdlib names no builtin code."""
 
 _SPOKEN: Final = {

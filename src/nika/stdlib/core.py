@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.stdlib._declare import Declaration, Problem, Rule
 from nika.stdlib._shapes import BOOLEAN, anything, choice, obj, text
 
-LOOP_ARGS: Final = "NIKA-INVOKE-002"
+LOOP_ARGS: Final = codes.INVOKE_002
 """A loop-served builtin's args come from the model, never from the file (a standalone
 `invoke:` of one is refused whatever its args): a misfit is the generic tool-args code."""
 
@@ -17,8 +18,6 @@ NO_CAP: Final = 10**30
 """`timeout:`'s 24h ceiling is not a wait's: a wait may span days."""
 
 EVENT_TYPE: Final = "^[a-z][a-z0-9_.-]*$"
-PROMPT_002: Final = "NIKA-BUILTIN-PROMPT-002"
-WAIT_003: Final = "NIKA-BUILTIN-WAIT-003"
 VIEWS: Final = ("cost", "records", "dag_info", "threads")
 
 LOG = Declaration("nika:log", obj({
@@ -30,7 +29,7 @@ LOG = Declaration("nika:log", obj({
 EMIT = Declaration("nika:emit", obj({
     "event_type": text(pattern=EVENT_TYPE),
     "payload": anything("Any JSON value."),
-}, ("event_type",)), code="NIKA-BUILTIN-EMIT-001")  # fmt: skip
+}, ("event_type",)), code=codes.BUILTIN_EMIT_001)  # fmt: skip
 
 ASSERT = Declaration("nika:assert", obj({
     "condition": BOOLEAN,
@@ -74,7 +73,7 @@ PROMPT = Declaration("nika:prompt", obj({
 }, ("message",)), rules=(
     Rule("choice-needs-choices", ("mode",), _choices_given),
     Rule("default-among-choices", ("mode", "choices", "default"), _default_chosen,
-         code=PROMPT_002),
+         code=codes.BUILTIN_PROMPT_002),
     Rule("default-fits-the-mode", ("mode", "default"), _default_fits),
 ))  # fmt: skip
 
@@ -87,7 +86,7 @@ COMPOSE = Declaration("nika:compose", obj({
 }, ("workflow_yaml",)), code=LOOP_ARGS)  # fmt: skip
 
 INSPECT = Declaration("nika:inspect", obj({"view": choice(*VIEWS)}, ("view",)),
-                      code="NIKA-BUILTIN-INSPECT-001")
+                      code=codes.BUILTIN_INSPECT_001)
 
 
 def _one_mode(a: Mapping[str, Any]) -> Problem | None:
@@ -142,7 +141,7 @@ WAIT = Declaration("nika:wait", obj({
     "until": text(description="An ISO 8601 timestamp."),
     "timeout": text(description="A Go duration capping an absolute wait."),
 }), rules=(
-    Rule("exactly-one-mode", (), _one_mode, code=WAIT_003),
+    Rule("exactly-one-mode", (), _one_mode, code=codes.BUILTIN_WAIT_003),
     Rule("timeout-caps-until", (), _timeout_caps_until),
     _duration("duration"),
     _duration("timeout"),

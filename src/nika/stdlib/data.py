@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.errors import NikaError
 from nika.stdlib._declare import Declaration, Problem, Rule
 from nika.stdlib._shapes import BOOLEAN, OBJECT, anything, choice, obj, text
@@ -96,12 +97,12 @@ VALIDATE = Declaration("nika:validate", obj({
     "format": choice("json", "yaml", default="json"),
 }, ("data", "schema")), rules=(
     Rule("schema-is-a-json-schema", ("schema",), _schema_is_one,
-         code="NIKA-BUILTIN-VALIDATE-001"),
+         code=codes.BUILTIN_VALIDATE_001),
     Rule("yaml-data-is-text", ("format", "data"), _yaml_is_text,
-         code="NIKA-BUILTIN-VALIDATE-002"),
+         code=codes.BUILTIN_VALIDATE_002),
 ))  # fmt: skip
 
-_MERGE: Final = "NIKA-BUILTIN-JSON_MERGE_PATCH-001"
+_MERGE: Final = codes.BUILTIN_JSON_MERGE_PATCH_001
 JSON_MERGE_PATCH = Declaration("nika:json_merge_patch", obj({
     "target": {**OBJECT, "description": "The object to patch."},
     "patch": {**OBJECT, "description": "The merge patch (a null value deletes its key)."},
@@ -122,7 +123,7 @@ CONVERT = Declaration("nika:convert", obj({
     "has_header": {**BOOLEAN, "default": True},
     "formula_guard": {**BOOLEAN, "default": False},
 }, ("input", "from", "to")), rules=(
-    Rule("not-an-identity", ("from", "to"), _not_identity, code="NIKA-BUILTIN-CONVERT-001"),
+    Rule("not-an-identity", ("from", "to"), _not_identity, code=codes.BUILTIN_CONVERT_001),
 ))  # fmt: skip
 
 UUID = Declaration("nika:uuid", obj({"version": choice("v4", "v7", default="v7")}))
@@ -166,6 +167,6 @@ HASH = Declaration("nika:hash", obj({
     Rule("op-takes-its-args", ("op",), _op_takes),
     Rule("op-needs-its-args", ("op",), _op_needs),
     Rule("key-is-a-secret", ("op",), _key_is_a_secret, source=True),
-), code="NIKA-BUILTIN-HASH-001")  # fmt: skip
+), code=codes.BUILTIN_HASH_001)  # fmt: skip
 
 DECLARATIONS: Final = (JQ, JSON_DIFF, VALIDATE, JSON_MERGE_PATCH, CONVERT, UUID, HASH)

@@ -10,12 +10,13 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.stdlib._declare import Declaration, Problem, Rule
 from nika.stdlib._shapes import choice, obj, text
 from nika.stdlib.core import NO_CAP, iso_instant
 from nika.syntax.durations import Duration, DurationError, parse_duration
 
-CODE: Final = "NIKA-BUILTIN-DATE-001"
+CODE: Final = codes.BUILTIN_DATE_001
 
 OP_ARGS: Final = {
     "now": ("tz",),

@@ -10,13 +10,12 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.errors import NikaError
 from nika.stdlib._declare import Declaration, Problem, Rule
 from nika.stdlib._shapes import BOOLEAN, anything, integer, obj, text
 
-EDIT_001: Final = "NIKA-BUILTIN-EDIT-001"
-GLOB_001: Final = "NIKA-BUILTIN-GLOB-001"
-GREP_001: Final = "NIKA-BUILTIN-GREP-001"
+GLOB_001: Final = codes.BUILTIN_GLOB_001
 _NON_PORTABLE: Final = re.compile(r"\\[1-9]|\(\?P=|\(\?<?[=!]|\\g<")
 
 
@@ -58,8 +57,8 @@ EDIT = Declaration("nika:edit", obj({
     "replace": text(),
     "count": integer(0),
 }, ("path", "find", "replace")), rules=(
-    Rule("count-replaces-something", ("count",), _count_replaces, code=EDIT_001),
-), codes={"count": EDIT_001})  # fmt: skip
+    Rule("count-replaces-something", ("count",), _count_replaces, code=codes.BUILTIN_EDIT_001),
+), codes={"count": codes.BUILTIN_EDIT_001})  # fmt: skip
 
 
 def clean_glob(pattern: str) -> str:
@@ -113,10 +112,17 @@ def _portable(a: Mapping[str, Any]) -> Problem | None:
     return None if problem is None else Problem(problem, "pattern")
 
 
-GREP = Declaration("nika:grep", obj({
-    "pattern": text(minLength=1),
-    "path": text(minLength=1, default="."),
-    "case_insensitive": {**BOOLEAN, "default": False},
-}, ("pattern",)), rules=(Rule("pattern-is-portable", ("pattern",), _portable, code=GREP_001),))
+GREP = Declaration(
+    "nika:grep",
+    obj(
+        {
+            "pattern": text(minLength=1),
+            "path": text(minLength=1, default="."),
+            "case_insensitive": {**BOOLEAN, "default": False},
+        },
+        ("pattern",),
+    ),
+    rules=(Rule("pattern-is-portable", ("pattern",), _portable, code=codes.BUILTIN_GREP_001),),
+)
 
 DECLARATIONS: Final = (READ, WRITE, EDIT, GLOB, GREP)

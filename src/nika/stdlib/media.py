@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.stdlib._declare import Declaration, Problem, Rule
 from nika.stdlib._shapes import ARRAY, BOOLEAN, OBJECT, anything, choice, integer, obj, text
 
@@ -108,6 +109,6 @@ TTS_GENERATE = Declaration("nika:tts_generate", obj({
     "metadata": OBJECT,
     "manifest": BOOLEAN,
     "timeout_ms": integer(1, 600_000),
-}, ("text", "output_dir")), code="NIKA-BUILTIN-TTS_GENERATE-001")  # fmt: skip
+}, ("text", "output_dir")), code=codes.BUILTIN_TTS_GENERATE_001)  # fmt: skip
 
 DECLARATIONS: Final = (CHART, DECIDE, IMAGE_GENERATE, IMAGE_FX, TTS_GENERATE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.stdlib._declare import Declaration, Problem, Rule
 from nika.stdlib._shapes import BOOLEAN, anything, choice, integer, obj, text
 from nika.stdlib.data import jq_rule
@@ -175,7 +176,7 @@ NOTIFY = Declaration("nika:notify", obj({
     "data": anything("Structured context (any JSON value)."),
 }, ("channel", "message")), rules=(
     Rule("webhook-needs-a-target", ("channel",), _webhook_target,
-         code="NIKA-BUILTIN-NOTIFY-001"),
+         code=codes.BUILTIN_NOTIFY_001),
     Rule("webhook-target-is-http", ("channel", "target"), _target_url),
 ))  # fmt: skip
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.syntax._shape import Shape, show
 from nika.syntax.model import Egress, Permits, SecretRef
 from nika.syntax.types import KeyPath
@@ -26,7 +27,7 @@ def build_secrets(shape: Shape, raw: Any) -> dict[str, SecretRef]:
         at: KeyPath = ("secrets", name)
         if not isinstance(ref, Mapping):
             shape.report(
-                "NIKA-PARSE-014",
+                codes.PARSE_014,
                 f"secret `{name}` is an inline value; a secret is a store reference — write "
                 "`{ source: env, key: VAR_NAME }` or `{ source: file, path: ./secret }`",
                 at,
@@ -37,7 +38,7 @@ def build_secrets(shape: Shape, raw: Any) -> dict[str, SecretRef]:
         if source not in _SECRET_SOURCES:
             got = "no `source:`" if "source" not in ref else f"source {show(source)}"
             shape.report(
-                "NIKA-PARSE-014",
+                codes.PARSE_014,
                 f"secret `{name}` has {got}; `source:` is one of env, file, vault (e.g. "
                 "`source: env` + `key: VAR`)",
                 (*at, "source") if "source" in ref else at,
@@ -46,14 +47,14 @@ def build_secrets(shape: Shape, raw: Any) -> dict[str, SecretRef]:
         need, forbid = ("path", "key") if source == "file" else ("key", "path")
         if not isinstance(ref.get(need), str) or not ref.get(need):
             shape.report(
-                "NIKA-PARSE-014",
+                codes.PARSE_014,
                 f"secret `{name}` with `source: {source}` needs a non-empty `{need}:`",
                 at,
             )
             continue
         if forbid in ref:
             shape.report(
-                "NIKA-PARSE-014",
+                codes.PARSE_014,
                 f"secret `{name}` with `source: {source}` takes `{need}:`, not `{forbid}:`",
                 (*at, forbid),
             )
@@ -68,7 +69,7 @@ def _egress(shape: Shape, raw: Any, at: KeyPath, secret: str) -> tuple[Egress, .
         return ()
     if not isinstance(raw, list):
         shape.report(
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             f"`egress:` of secret `{secret}` must be a list of `{{ to: … }}` entries",
             at,
         )
@@ -90,21 +91,21 @@ def _egress(shape: Shape, raw: Any, at: KeyPath, secret: str) -> tuple[Egress, .
         from_self = entry.get("host_from_self", False)
         if host is not None and from_self:
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 "`host:` and `host_from_self:` are mutually exclusive; keep one",
                 here,
             )
             continue
         if host is not None and not isinstance(host, str):
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 f"`egress[].host:` must be a literal host name, got {show(host)}",
                 (*here, "host"),
             )
             continue
         if not isinstance(from_self, bool):
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 f"`host_from_self:` must be true or false, got {show(from_self)}",
                 (*here, "host_from_self"),
             )

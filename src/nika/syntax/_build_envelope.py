@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from nika import codes
 from nika.errors import NikaError
 from nika.syntax._build_boundary import build_permits, build_secrets, entries
 from nika.syntax._build_tasks import build_tasks
@@ -39,39 +40,39 @@ ENVELOPE_KEYS: Final = (
 _NAME_RE: Final = re.compile(r"^[a-z][a-z0-9-]*$")
 _DEAD_ENVELOPE: Final = {
     "vars": (
-        "NIKA-VALUES-001",
+        codes.VALUES_001,
         "classify each entry: a typed parameter is an `inputs:` declaration, a fixed "
         "value a `const:` entry",
     ),
     "env": (
-        "NIKA-VALUES-002",
+        codes.VALUES_002,
         "classify each entry: runtime configuration is an `inputs:` entry with `required: "
         "false` and a "
         "`default:`, a credential is a `secrets:` store reference",
     ),
     "workflow": (
-        "NIKA-PARSE-005",
+        codes.PARSE_005,
         "the workflow's name moved onto the mark: write `nika: <kebab-id>` and delete this key",
     ),
     "description": (
-        "NIKA-PARSE-005",
+        codes.PARSE_005,
         "the envelope carries no description; use a YAML `#` comment",
     ),
     "config": (
-        "NIKA-PARSE-005",
+        codes.PARSE_005,
         "a deployment knob is an `inputs:` entry with `required: false` and a `default:`",
     ),
     "types": (
-        "NIKA-PARSE-005",
+        codes.PARSE_005,
         "named types are retired; write each type inline where it is used (`returns:`, `type:`)",
     ),
     "policy": (
-        "NIKA-PARSE-005",
+        codes.PARSE_005,
         "the `policy:` block is retired; the order law (NIKA-SEC-015) needs no declaration",
     ),
-    "assert": ("NIKA-PARSE-005", "the `assert:` envelope key was removed; delete it"),
+    "assert": (codes.PARSE_005, "the `assert:` envelope key was removed; delete it"),
     "yaml-language-server": (
-        "NIKA-PARSE-005",
+        codes.PARSE_005,
         "this is an editor modeline that lost its comment marker: restore the `# ` prefix "
         "or delete the line",
     ),
@@ -84,14 +85,14 @@ def build(doc: Document) -> tuple[Workflow | None, list[NikaError]]:
     root = doc.root
     if root is None:
         shape.report(
-            "NIKA-PARSE-002",
+            codes.PARSE_002,
             "the document is empty; a workflow starts with `nika: <name>` and a `tasks:` map",
             (),
         )
         return None, shape.errors
     if not isinstance(root, Mapping):
         shape.report(
-            "NIKA-PARSE-019", f"a workflow is a YAML mapping, got {type(root).__name__}", ()
+            codes.PARSE_019, f"a workflow is a YAML mapping, got {type(root).__name__}", ()
         )
         return None, shape.errors
     shape.closed(root, ENVELOPE_KEYS, (), "the envelope", dead=_DEAD_ENVELOPE)
@@ -100,7 +101,7 @@ def build(doc: Document) -> tuple[Workflow | None, list[NikaError]]:
     tasks: dict[TaskId, Task] | None = None
     if "tasks" not in root:
         shape.report(
-            "NIKA-PARSE-002",
+            codes.PARSE_002,
             "missing `tasks:` — a workflow needs a non-empty tasks map (without it the "
             "file reads as a "
             "project `nika.yaml`)",
@@ -108,7 +109,7 @@ def build(doc: Document) -> tuple[Workflow | None, list[NikaError]]:
         )
     elif isinstance(raw_tasks, list):
         shape.report(
-            "NIKA-PARSE-022",
+            codes.PARSE_022,
             "`tasks:` is a sequence; it is a map keyed by task id — write `tasks: "
             "{ my_task: { infer: … } }` "
             "and drop each `id:` field",
@@ -116,7 +117,7 @@ def build(doc: Document) -> tuple[Workflow | None, list[NikaError]]:
         )
     elif not isinstance(raw_tasks, Mapping) or not raw_tasks:
         shape.report(
-            "NIKA-PARSE-002",
+            codes.PARSE_002,
             f"`tasks:` must be a non-empty map of task id → task, got {show(raw_tasks)}",
             ("tasks",),
         )
@@ -142,7 +143,7 @@ def build(doc: Document) -> tuple[Workflow | None, list[NikaError]]:
 def _name(shape: Shape, root: Mapping[str, Any]) -> str | None:
     if "nika" not in root:
         shape.report(
-            "NIKA-PARSE-002",
+            codes.PARSE_002,
             "missing `nika:` — the first line names the file: `nika: my-workflow`",
             (),
         )
@@ -150,7 +151,7 @@ def _name(shape: Shape, root: Mapping[str, Any]) -> str | None:
     value = root["nika"]
     if not isinstance(value, str) or not _NAME_RE.match(value):
         shape.report(
-            "NIKA-PARSE-003",
+            codes.PARSE_003,
             f"`nika: {value}` is not a kebab-case id (^[a-z][a-z0-9-]*$); the key carries "
             "the file's name, "
             "not a version — write e.g. `nika: my-workflow`",
@@ -169,7 +170,7 @@ def _inputs(shape: Shape, raw: Any) -> dict[str, InputDecl]:
         shape.closed(decl, ("type", "required", "default", "description"), at, f"input `{name}`")
         if "type" not in decl:
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 f"input `{name}` has no `type:`; every input is typed (e.g. `type: string`)",
                 at,
             )
@@ -184,7 +185,7 @@ def _inputs(shape: Shape, raw: Any) -> dict[str, InputDecl]:
             continue
         if "default" in decl and not conforms(decl["default"], t):
             shape.report(
-                "NIKA-DEFAULT-001",
+                codes.DEFAULT_001,
                 f"default {show(decl['default'])} of input `{name}` does not conform to "
                 f"its type `{render(t)}`; "
                 "fix the default or the type",
@@ -216,7 +217,7 @@ def _const(shape: Shape, raw: Any) -> dict[str, ConstDecl]:
             continue
         if not conforms(value["value"], t):
             shape.report(
-                "NIKA-DEFAULT-001",
+                codes.DEFAULT_001,
                 f"value {show(value['value'])} of constant `{name}` does not conform to "
                 f"its type `{render(t)}`; "
                 "fix the value or the type",
@@ -241,7 +242,7 @@ def _run(shape: Shape, raw: Any) -> RunDecl | None:
             or seed < 0
         ):
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 f"`run.entropy` as a map is `{{ seeded: <u64> }}`, got {show(entropy)}",
                 (*at, "entropy"),
             )
@@ -249,7 +250,7 @@ def _run(shape: Shape, raw: Any) -> RunDecl | None:
         entropy = seed
     elif entropy not in (None, "none", "ambient"):
         shape.report(
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             f"`run.entropy` is none, ambient or {{ seeded: N }}, got {show(entropy)}",
             (*at, "entropy"),
         )
@@ -257,19 +258,19 @@ def _run(shape: Shape, raw: Any) -> RunDecl | None:
     clock = raw.get("clock")
     if clock not in (None, "system", "virtual"):
         shape.report(
-            "NIKA-PARSE-019", f"`run.clock` is system or virtual, got {show(clock)}", (*at, "clock")
+            codes.PARSE_019, f"`run.clock` is system or virtual, got {show(clock)}", (*at, "clock")
         )
         return None
     if entropy == "ambient" and clock == "virtual":
         shape.report(
-            "NIKA-PARSE-026",
+            codes.PARSE_026,
             "`entropy: ambient` with `clock: virtual` cannot be both live and reproducible; "
             "declare `clock: system`, or make entropy `none`/`{ seeded: N }`",
             at,
         )
     elif entropy is not None and entropy != "ambient" and clock == "system":
         shape.report(
-            "NIKA-PARSE-027",
+            codes.PARSE_027,
             f"entropy {show(entropy)} declares a reproducible run, which cannot read the "
             "wall clock; "
             "declare `clock: virtual` (or `entropy: ambient`)",
@@ -287,7 +288,7 @@ def _outputs(shape: Shape, raw: Any) -> dict[str, OutputDecl]:
             continue
         if "value" not in value:
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 f"output `{name}` is a map without `value:`; write a bare `${{{{ … }}}}` "
                 "reference or "
                 "`{ value: …, type: …, description: … }`",
@@ -306,7 +307,7 @@ def _entropy_none_sources(shape: Shape, tasks: Mapping[TaskId, Task]) -> None:
         r = task.retry
         if r is not None and r.jitter and r.max_attempts > 1 and r.backoff_ms > 0:
             shape.report(
-                "NIKA-PARSE-028",
+                codes.PARSE_028,
                 f"task `{task.id}` retries with a live jitter under `entropy: none`; set "
                 "`jitter: false` "
                 "or declare `entropy: { seeded: N }`",
@@ -314,7 +315,7 @@ def _entropy_none_sources(shape: Shape, tasks: Mapping[TaskId, Task]) -> None:
             )
         if task.tool == "nika:uuid":
             shape.report(
-                "NIKA-PARSE-028",
+                codes.PARSE_028,
                 f"task `{task.id}` invokes nika:uuid under `entropy: none`; declare "
                 f"`entropy: {{ seeded: N }}` "
                 "or drop the random source",

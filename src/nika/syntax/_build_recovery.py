@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final, cast
 
+from nika import codes
 from nika.errors import CODE_RE
 from nika.syntax._shape import Shape, show
 from nika.syntax.durations import Duration, DurationError, parse_duration
@@ -12,12 +13,12 @@ from nika.syntax.types import KeyPath
 
 _DEAD_ON_ERROR: Final = {
     "fallback": (
-        "NIKA-PARSE-012",
+        codes.PARSE_012,
         "`fallback:` merged into `recover:` (a `${{ }}` ref or a literal)",
     ),
-    "value": ("NIKA-PARSE-012", "`value:` merged into `recover:` (a `${{ }}` ref or a literal)"),
+    "value": (codes.PARSE_012, "`value:` merged into `recover:` (a `${{ }}` ref or a literal)"),
     "fail_workflow": (
-        "NIKA-PARSE-012",
+        codes.PARSE_012,
         "failing is the default: omit `on_error:` (a `#` comment can say so)",
     ),
 }
@@ -38,7 +39,7 @@ def _codes(shape: Shape, raw: Any, at: KeyPath, what: str, code: str) -> tuple[s
 
 
 def build_retry(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> Retry | None:
-    code = "NIKA-PARSE-011"
+    code = codes.PARSE_011
     if not shape.mapping(raw, at, f"`retry:` of task `{tid}`", code):
         return None
     before = len(shape.errors)
@@ -88,7 +89,7 @@ def build_retry(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> Retry | Non
 
 
 def build_on_error(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> OnError | None:
-    code = "NIKA-PARSE-012"
+    code = codes.PARSE_012
     if not shape.mapping(raw, at, f"`on_error:` of task `{tid}`", code):
         return None
     if not shape.closed(
@@ -130,7 +131,7 @@ def build_on_error(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> OnError 
 def build_timeout(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> Duration | None:
     if not isinstance(raw, str):
         shape.report(
-            "NIKA-PARSE-010",
+            codes.PARSE_010,
             f"`timeout:` of task `{tid}` is {show(raw)}; "
             'it is a quoted Go duration such as "30s" or "1h30m"',
             at,
@@ -139,5 +140,5 @@ def build_timeout(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> Duration 
     try:
         return parse_duration(raw)
     except DurationError as exc:
-        shape.report("NIKA-PARSE-010", f"`timeout:` of task `{tid}`: {exc}", at)
+        shape.report(codes.PARSE_010, f"`timeout:` of task `{tid}`: {exc}", at)
         return None

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.syntax._build_recovery import build_on_error, build_retry, build_timeout
 from nika.syntax._build_verbs import build_body
 from nika.syntax._shape import Shape, show
@@ -41,29 +42,29 @@ TASK_FIELDS: Final = (
     *VERBS,
 )
 _DEAD_TASK: Final = {
-    "id": ("NIKA-PARSE-023", "the map key IS the task's identity; delete the `id:` field"),
+    "id": (codes.PARSE_023, "the map key IS the task's identity; delete the `id:` field"),
     "depends_on": (
-        "NIKA-PARSE-024",
+        codes.PARSE_024,
         "consume data with a `with:` binding (`x: ${{ tasks.a.output }}`) or order with "
         "`after: { a: success }` (`after: { a: terminal }` to run whatever happened)",
     ),
     "output": (
-        "NIKA-PARSE-005",
+        codes.PARSE_005,
         "the task-level extraction block is now `extract:` (same jq bindings)",
     ),
     "max_parallel": (
-        "NIKA-PARSE-005",
+        codes.PARSE_005,
         "it moved into the fan-out block: `for_each: { items: …, max_parallel: N }`",
     ),
     "fail_fast": (
-        "NIKA-PARSE-005",
+        codes.PARSE_005,
         "it moved into the fan-out block: `for_each: { items: …, fail_fast: false }`",
     ),
     "declassify": (
-        "NIKA-PARSE-005",
+        codes.PARSE_005,
         "the authored door is `lift: [{ law: taint, from: …, because: … }]`",
     ),
-    "inert": ("NIKA-PARSE-005", "the authored door is `lift: [{ law: data-as-code, because: … }]`"),
+    "inert": (codes.PARSE_005, "the authored door is `lift: [{ law: data-as-code, because: … }]`"),
 }
 _LIFT_FROM_RE: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
@@ -75,7 +76,7 @@ def build_tasks(shape: Shape, raw: Mapping[Any, Any]) -> dict[TaskId, Task]:
         at: KeyPath = ("tasks", key)
         if not isinstance(key, str) or not TASK_ID_RE.match(key):
             shape.report(
-                "NIKA-PARSE-006",
+                codes.PARSE_006,
                 f"task id {show(key)} violates ^[a-z][a-z0-9_]*$ (snake_case, CEL-safe); "
                 f"rename it, e.g. {_snake(key)!r}",
                 at,
@@ -99,14 +100,14 @@ def _task(shape: Shape, tid: TaskId, spec: Mapping[str, Any], at: KeyPath) -> Ta
     verbs = [v for v in VERBS if v in spec]
     if not verbs:
         shape.report(
-            "NIKA-PARSE-008",
+            codes.PARSE_008,
             f"task `{tid}` declares no verb; add exactly one of infer:, exec:, invoke:, agent:",
             at,
         )
         return None
     if len(verbs) > 1:
         shape.report(
-            "NIKA-PARSE-009",
+            codes.PARSE_009,
             f"task `{tid}` declares {len(verbs)} verbs ({', '.join(verbs)}); a task runs "
             "exactly one — "
             "split it into one task per verb",
@@ -163,7 +164,7 @@ def _with(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> Mapping[str, Any]
     for key in raw:
         if key in RESERVED_BINDINGS:
             shape.report(
-                "NIKA-PARSE-013",
+                codes.PARSE_013,
                 f"`with:` binding `{key}` of task `{tid}` collides with a reserved "
                 "task-record field "
                 f"({', '.join(sorted(RESERVED_BINDINGS))}); rename it",
@@ -177,7 +178,7 @@ def _after(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> Mapping[TaskId, 
         return {}
     if isinstance(raw, list):
         shape.report(
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             f"`after:` of task `{tid}` is a list; it is a map producer → predicate, e.g. "
             f"`after: {{ build: success }}`",
             at,
@@ -189,7 +190,7 @@ def _after(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> Mapping[TaskId, 
     for producer, predicate in raw.items():
         if not isinstance(predicate, str):
             shape.report(
-                "NIKA-DAG-005",
+                codes.DAG_005,
                 f"`after: {{ {producer}: {show(predicate)} }}` — the predicate is one of "
                 "success, failure, skipped, "
                 "terminal (or unwind)",
@@ -207,7 +208,7 @@ def _when(shape: Shape, spec: Mapping[str, Any], at: KeyPath, tid: TaskId) -> bo
     if isinstance(value, (bool, str)):
         return value
     shape.report(
-        "NIKA-VAR-005",
+        codes.VAR_005,
         f"`when:` of task `{tid}` is {show(value)}; write a `${{{{ … }}}}` boolean "
         "expression or true/false",
         (*at, "when"),
@@ -218,7 +219,7 @@ def _when(shape: Shape, spec: Mapping[str, Any], at: KeyPath, tid: TaskId) -> bo
 def _for_each(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> ForEach | None:
     if not isinstance(raw, Mapping):
         shape.report(
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             f"`for_each:` of task `{tid}` is {show(raw)}; it is a block: `for_each: "
             f"{{ items: ${{{{ with.xs }}}} }}`",
             at,
@@ -227,7 +228,7 @@ def _for_each(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> ForEach | Non
     shape.closed(raw, ("items", "max_parallel", "fail_fast"), at, f"`for_each:` of task `{tid}`")
     if "items" not in raw:
         shape.report(
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             f"`for_each:` of task `{tid}` needs `items:` (a list or a `${{{{ }}}}` expression)",
             at,
         )
@@ -235,7 +236,7 @@ def _for_each(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> ForEach | Non
     items = raw["items"]
     if not isinstance(items, (str, list)):
         shape.report(
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             f"`for_each.items` must be a list or a `${{{{ }}}}` expression, got {show(items)}",
             (*at, "items"),
         )
@@ -246,7 +247,7 @@ def _for_each(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> ForEach | Non
             raw["max_parallel"],
             (*at, "max_parallel"),
             "`for_each.max_parallel`",
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             1,
         )
     fail_fast = shape.boolean(
@@ -261,7 +262,7 @@ def _returns(
     verb_body = next((spec[v] for v in VERBS if v in spec), None)
     if isinstance(verb_body, Mapping) and "schema" in verb_body:
         shape.report(
-            "NIKA-TYPE-003",
+            codes.TYPE_003,
             f"task `{tid}` declares both `returns:` and a verb-level `schema:`; one "
             "contract, one spelling — "
             "keep `returns:` (or `schema:` alone for an out-of-core shape)",
@@ -272,7 +273,7 @@ def _returns(
         produced = "structured" if body.capture == "structured" else (body.decode or "text")
         if not decode_may_fit(produced, t):
             shape.report(
-                "NIKA-TYPE-004",
+                codes.TYPE_004,
                 f"`returns: {render(t)}` of task `{tid}` cannot come out of exec decode "
                 f"`{produced}`; "
                 "declare the matching `decode:` in `exec:` (e.g. `decode: json`) or "
@@ -289,7 +290,7 @@ def _extract(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> Mapping[str, s
     for name, program in raw.items():
         if name in RESERVED_BINDINGS:
             shape.report(
-                "NIKA-PARSE-013",
+                codes.PARSE_013,
                 f"`extract:` binding `{name}` of task `{tid}` shadows a task-record "
                 "field; rename it "
                 "(`tasks.X.output` already holds the raw response)",
@@ -305,7 +306,7 @@ def _group(shape: Shape, raw: Any, at: KeyPath) -> str | None:
     if isinstance(raw, str) and TASK_ID_RE.match(raw):
         return raw
     shape.report(
-        "NIKA-PARSE-019", f"`group:` {show(raw)} must be a snake_case name (^[a-z][a-z0-9_]*$)", at
+        codes.PARSE_019, f"`group:` {show(raw)} must be a snake_case name (^[a-z][a-z0-9_]*$)", at
     )
     return None
 
@@ -313,7 +314,7 @@ def _group(shape: Shape, raw: Any, at: KeyPath) -> str | None:
 def _lift(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> tuple[Lift, ...]:
     if not isinstance(raw, list) or not raw:
         shape.report(
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             f"`lift:` of task `{tid}` must be a non-empty list of `{{ law, because }}` entries",
             at,
         )
@@ -330,14 +331,14 @@ def _lift(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> tuple[Lift, ...]:
         law, because, frm = entry.get("law"), entry.get("because"), entry.get("from")
         if law not in ("taint", "data-as-code"):
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 f"`lift[{i}].law` {show(law)} is not one of taint, data-as-code",
                 (*here, "law"),
             )
             continue
         if not isinstance(because, str) or not because.strip():
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 f"`lift[{i}].because` of task `{tid}` is empty; a lift states why, in "
                 "words a reviewer can judge",
                 (*here, "because"),
@@ -345,7 +346,7 @@ def _lift(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> tuple[Lift, ...]:
             continue
         if law == "taint" and not (isinstance(frm, str) and _LIFT_FROM_RE.match(frm)):
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 "a `law: taint` lift names one binding in `from:` (e.g. inputs.p), got "
                 f"{show(frm)}",
                 here,
@@ -353,7 +354,7 @@ def _lift(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> tuple[Lift, ...]:
             continue
         if law != "taint" and "from" in entry:
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 f"`from:` belongs to `law: taint` only; remove it from the {law} lift",
                 (*here, "from"),
             )

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.syntax import fields
 from nika.syntax._shape import Shape, show
 from nika.syntax.model import AgentBody, Body, ExecBody, InferBody, InvokeBody, TaskId, Verb
@@ -66,7 +67,7 @@ def _require(
     if key in raw:
         return True
     shape.report(
-        "NIKA-PARSE-018",
+        codes.PARSE_018,
         f"{what} is missing its required `{key}:`; add e.g. `{key}: {example}`",
         at,
     )
@@ -135,7 +136,7 @@ def _infer(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> In
     vision = raw.get("vision", [])
     if not isinstance(vision, list) or not all(isinstance(v, Mapping) for v in vision):
         shape.report(
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             f"`infer.vision` is a list of `{{ source, path|url }}` maps, got {show(vision)}",
             (*at, "vision"),
         )
@@ -162,9 +163,9 @@ def _exactly_one(
     if len(present) == 1:
         return present[0]
     if present:
-        shape.report("NIKA-PARSE-019", both, at)
+        shape.report(codes.PARSE_019, both, at)
     else:
-        shape.report("NIKA-PARSE-018", neither, at)
+        shape.report(codes.PARSE_018, neither, at)
     return None
 
 
@@ -186,7 +187,7 @@ def _exec(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Exe
         value = raw["command"]
         if isinstance(value, str):
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 f"`command:` of task `{tid}` is a string ({show(value)}); "
                 'a shell line is `shell: "…"`, '
                 'argv is a list `command: ["prog", "arg"]`',
@@ -198,7 +199,7 @@ def _exec(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Exe
             or not all(isinstance(a, (str, int, float)) for a in value)
         ):
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 f"`command:` must be a non-empty argv list of strings, got {show(value)}",
                 (*at, "command"),
             )
@@ -216,7 +217,7 @@ def _exec(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Exe
         value = raw["shell"]
         if not isinstance(value, str) or not value.strip():
             shape.report(
-                "NIKA-PARSE-019",
+                codes.PARSE_019,
                 f"`shell:` must be a non-empty command line, got {show(value)}",
                 (*at, "shell"),
             )
@@ -225,13 +226,13 @@ def _exec(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Exe
     env = raw.get("env", {})
     if not isinstance(env, Mapping):
         shape.report(
-            "NIKA-PARSE-019", f"`exec.env` is a map NAME → value, got {show(env)}", (*at, "env")
+            codes.PARSE_019, f"`exec.env` is a map NAME → value, got {show(env)}", (*at, "env")
         )
         env = {}
     capture = raw.get("capture", "stdout")
     if capture not in CAPTURES:
         shape.report(
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             f"`capture:` {show(capture)} is not one of {', '.join(CAPTURES)}",
             (*at, "capture"),
         )
@@ -239,14 +240,14 @@ def _exec(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Exe
     decode = raw.get("decode")
     if decode is not None and decode not in DECODES:
         shape.report(
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             f"`decode:` {show(decode)} is not one of {', '.join(DECODES)}",
             (*at, "decode"),
         )
         decode = None
     if decode is not None and capture == "structured":
         shape.report(
-            "NIKA-PARSE-025",
+            codes.PARSE_025,
             f"task `{tid}` declares `decode: {decode}` with `capture: structured`, which "
             "already is an object "
             "{stdout, stderr, exit_code}; drop `decode:` and type the object with `returns:`",
@@ -274,7 +275,7 @@ def _invoke(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> I
         args = {}
     if not isinstance(args, Mapping):
         shape.report(
-            "NIKA-PARSE-019",
+            codes.PARSE_019,
             f"`args:` of task `{tid}` must be a map of argument → value, got {show(args)}",
             (*at, "args"),
         )
@@ -306,7 +307,7 @@ def _tool_ref_ok(shape: Shape, tool: str, at: KeyPath) -> bool:
             "`nika:<name>` (builtin) "
             "or `mcp:<server>/<tool>` (an MCP server's tool)"
         )
-    shape.report("NIKA-PARSE-019", detail, at)
+    shape.report(codes.PARSE_019, detail, at)
     return False
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from nika import codes
 from nika.errors import NikaError
 from nika.syntax._cel_ast import (
     Binary,
@@ -59,7 +60,7 @@ def _numeric(k: str) -> bool:
 def _type_error(node: Expr, why: str, fix: str) -> NikaError:
     text = unparse(node)
     return NikaError(
-        "NIKA-VAR-006",
+        codes.VAR_006,
         f"`{text}`: {why}; {fix}",
         details={"expression": text},
     )
@@ -68,7 +69,7 @@ def _type_error(node: Expr, why: str, fix: str) -> NikaError:
 def _unresolved(node: Expr, why: str) -> NikaError:
     text = unparse(node)
     return NikaError(
-        "NIKA-VAR-001",
+        codes.VAR_001,
         f"`{text}` does not resolve: {why}; fix the name or guard the read with has({text})",
         details={"reference": text},
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from nika import codes
 from nika.errors import NikaError
 
 INT_MIN: Final = -(2**63)
@@ -46,7 +47,7 @@ class Token:
 def violation(source: str, pos: int, what: str, fix: str) -> NikaError:
     """The one shape of a static expression refusal (`NIKA-VAR-005`)."""
     return NikaError(
-        "NIKA-VAR-005",
+        codes.VAR_005,
         f"expression `{source}` at offset {pos}: {what}; {fix}",
         details={"expression": source, "offset": pos},
     )

@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 from typing import Any, Final
 
+from nika import codes
 from nika.errors import NikaError
 
 AMBIENT_FUNCTIONS: Final = frozenset({"env", "input", "inputs", "input_filename"})
@@ -83,7 +84,7 @@ def _code_words(program: str) -> list[tuple[str, str, str, str]]:
 
 
 def _refuse(program: str, what: str, fix: str) -> NikaError:
-    return NikaError("NIKA-VAR-005", f"jq program {program!r}: {what}; {fix}",
+    return NikaError(codes.VAR_005, f"jq program {program!r}: {what}; {fix}",
                      details={"program": program})
 
 
@@ -129,16 +130,16 @@ def apply_jq(program: str, value: Any) -> Any:
     a jq runtime failure is `NIKA-VAR-004`; a bytes input is `NIKA-VAR-007`."""
     compiled = compile_jq(program)
     if isinstance(value, bytes | bytearray):
-        raise NikaError("NIKA-VAR-007", f"jq program {program!r} cannot read a bytes value; "
+        raise NikaError(codes.VAR_007, f"jq program {program!r} cannot read a bytes value; "
                         "jq reads JSON only — pass the bytes whole, or a path to them")
     try:
         results = compiled.input_value(value).all()
     except (ValueError, TypeError) as err:
-        raise NikaError("NIKA-VAR-004", f"jq program {program!r} failed: {err}; "
+        raise NikaError(codes.VAR_004, f"jq program {program!r} failed: {err}; "
                         "guard the path (`.x?`, `// null`) or fix the program",
                         details={"program": program}) from None
     if len(results) != 1:
-        raise NikaError("NIKA-VAR-002", f"jq program {program!r} emitted {len(results)} values "
+        raise NikaError(codes.VAR_002, f"jq program {program!r} emitted {len(results)} values "
                         "where a binding takes exactly one; collect them with [ … ] or take one "
                         "with first(…) / .[0]", details={"program": program, "count": len(results)})
     return results[0]

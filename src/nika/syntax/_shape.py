@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from nika import codes
 from nika.errors import NikaError
 from nika.syntax.types import KeyPath
 
@@ -40,7 +41,7 @@ class Shape:
             probe = probe[:-1]
         self.errors.append(NikaError(code, detail, location=location))
 
-    def mapping(self, value: Any, path: KeyPath, what: str, code: str = "NIKA-PARSE-019") -> bool:
+    def mapping(self, value: Any, path: KeyPath, what: str, code: str = codes.PARSE_019) -> bool:
         """Whether `value` is a mapping; reports `code` when it is not."""
         if isinstance(value, Mapping):
             return True
@@ -70,7 +71,7 @@ class Shape:
                 self.report(code, f"`{key}:` is not accepted in {what}; {teaching}", (*path, key))
             else:
                 self.report(
-                    "NIKA-PARSE-005",
+                    codes.PARSE_005,
                     f"unknown field `{key}` in {what}; the accepted fields are "
                     f"{', '.join(sorted(allowed))} "
                     "(remove or rename it)",
@@ -79,7 +80,7 @@ class Shape:
         return clean
 
     def string(
-        self, value: Any, path: KeyPath, what: str, code: str = "NIKA-PARSE-019"
+        self, value: Any, path: KeyPath, what: str, code: str = codes.PARSE_019
     ) -> str | None:
         """`value` when it is a string, else report and return None."""
         if isinstance(value, str):
@@ -88,7 +89,7 @@ class Shape:
         return None
 
     def strings(
-        self, value: Any, path: KeyPath, what: str, code: str = "NIKA-PARSE-019"
+        self, value: Any, path: KeyPath, what: str, code: str = codes.PARSE_019
     ) -> tuple[str, ...] | None:
         """A list of strings as a tuple, else report and return None."""
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
@@ -111,7 +112,7 @@ class Shape:
         return None
 
     def boolean(
-        self, value: Any, path: KeyPath, what: str, code: str = "NIKA-PARSE-019"
+        self, value: Any, path: KeyPath, what: str, code: str = codes.PARSE_019
     ) -> bool | None:
         """A YAML boolean, else report and return None."""
         if isinstance(value, bool):

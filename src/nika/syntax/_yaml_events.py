@@ -15,6 +15,7 @@ from typing import Any
 from yaml import StreamEndEvent, YAMLError
 from yaml._yaml import CParser
 
+from nika import codes
 from nika.errors import Location, NikaError
 from nika.syntax._yaml_text import location_of_byte
 
@@ -50,7 +51,7 @@ def parse_events(data: bytes) -> Iterator[Any]:
         raise _syntax_error(exc, data) from None
     except Exception as exc:  # a library defect must still surface as a typed error
         raise NikaError(
-            "NIKA-IMPL-001",
+            codes.IMPL_001,
             f"the YAML parser failed unexpectedly ({type(exc).__name__}: {exc}): "
             "please report this input to the nika maintainers",
         ) from None
@@ -74,7 +75,7 @@ def _syntax_error(exc: YAMLError, data: bytes) -> NikaError:
         # libyaml's own flow-level guard (1000) fires while scanning ahead, before the
         # events that would reach the profile's cap: the violation is the same one.
         return NikaError(
-            "NIKA-YAML-009",
+            codes.YAML_009,
             f"the flow collections opened up to line {where.line}, column {where.column} nest "
             "far past the 64-level cap of the Nika YAML profile (the root is level 1): "
             "flatten the structure or move deep data into a file",
@@ -84,7 +85,7 @@ def _syntax_error(exc: YAMLError, data: bytes) -> NikaError:
         said = f"{said} (a tab character)"
     hint = next((fix for needle, fix in _HINTS if needle in said), _DEFAULT_HINT)
     return NikaError(
-        "NIKA-PARSE-001",
+        codes.PARSE_001,
         f"the YAML does not parse at line {where.line}, column {where.column}: {said}; {hint}",
         location=where,
     )

@@ -10,6 +10,8 @@ import math
 import re
 from typing import Any, Final
 
+from nika import codes
+
 _CORE_PREFIX: Final = "tag:yaml.org,2002:"
 CORE_TAGS: Final = frozenset({"str", "int", "float", "bool", "null", "map", "seq"})
 """The tags (suffixes of `tag:yaml.org,2002:`) the profile admits."""
@@ -69,7 +71,7 @@ def resolve_tagged(text: str, kind: str) -> Any:
     )
     if not fits:
         raise ScalarRefusal(
-            "NIKA-YAML-006",
+            codes.YAML_006,
             f"the tag !!{kind} does not fit the value {text!r}: drop the tag and let the "
             f"core schema type the value, or write a value that is a valid {kind}",
         )
@@ -100,14 +102,14 @@ def _typed(text: str) -> Any:
         value = float(text)
         if math.isinf(value):
             raise ScalarRefusal(
-                "NIKA-YAML-008",
+                codes.YAML_008,
                 f"the number {_short(text)} overflows to infinity, and the Nika YAML profile "
                 "admits only finite floats: write a smaller number, or quote it if you mean text",
             )
         return value
     if _INF.fullmatch(text) or _NAN.fullmatch(text):
         raise ScalarRefusal(
-            "NIKA-YAML-008",
+            codes.YAML_008,
             f"{text!r} is a non-finite float, which the Nika YAML profile refuses (the canonical "
             f"JSON has no NaN or Infinity): write a finite number, or quote it ('{text}') "
             "if you mean the text",
@@ -119,7 +121,7 @@ def _decimal_int(text: str) -> int:
     digits = len(text) - (text[0] in "+-")
     if digits > INT_DIGITS_CAP:
         raise ScalarRefusal(
-            "NIKA-YAML-012",
+            codes.YAML_012,
             f"the integer {_short(text)} has {digits} digits, past the {INT_DIGITS_CAP}-digit "
             "cap: quote it to keep it as text",
         )

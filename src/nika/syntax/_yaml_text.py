@@ -8,6 +8,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Final
 
+from nika import codes
 from nika.errors import Location, NikaError
 
 MAX_DOCUMENT_BYTES: Final = 1_048_576
@@ -51,7 +52,7 @@ def _encode(text: str) -> bytes:
     except UnicodeEncodeError as exc:
         where = location_of_offset(text, exc.start)
         raise NikaError(
-            "NIKA-YAML-011",
+            codes.YAML_011,
             f"the text holds a lone surrogate U+{ord(text[exc.start]):04X} at line "
             f"{where.line}, column {where.column}, which no UTF-8 file can carry: "
             "remove it or replace it with the character you meant",
@@ -62,7 +63,7 @@ def _encode(text: str) -> bytes:
 def _check_size(data: bytes) -> None:
     if len(data) > MAX_DOCUMENT_BYTES:
         raise NikaError(
-            "NIKA-YAML-010",
+            codes.YAML_010,
             f"the document is {len(data)} bytes, past the {MAX_DOCUMENT_BYTES}-byte (1 MiB) cap "
             "of the Nika YAML profile: split it into smaller workflows (invoke: workflow:) "
             "or move large payloads into files the workflow reads",
@@ -75,7 +76,7 @@ def _check_bom(data: bytes) -> None:
     for bom, name in _BOMS:
         if data.startswith(bom):
             raise NikaError(
-                "NIKA-YAML-011",
+                codes.YAML_011,
                 f"the file starts with a {name} byte-order mark ({bom.hex(' ').upper()}): "
                 "the Nika YAML profile refuses a BOM rather than strip it silently; "
                 "save the file as UTF-8 without BOM",
@@ -83,7 +84,7 @@ def _check_bom(data: bytes) -> None:
             )
     if data.startswith(b"\x00\x00\xfe\xff"):
         raise NikaError(
-            "NIKA-YAML-011",
+            codes.YAML_011,
             "the file starts with a UTF-32 byte-order mark (00 00 FE FF): "
             "save the file as UTF-8 without BOM",
             location=Location(1, 1),
@@ -97,7 +98,7 @@ def _decode(data: bytes) -> str:
         where = location_of_byte(data, exc.start)
         bad = data[exc.start : exc.end].hex(" ").upper()
         raise NikaError(
-            "NIKA-YAML-011",
+            codes.YAML_011,
             f"byte(s) {bad} at line {where.line}, column {where.column} are not valid UTF-8: "
             "a workflow file is UTF-8 text; re-save it with UTF-8 encoding",
             location=where,
@@ -110,7 +111,7 @@ def _check_nfc(text: str) -> None:
     line_no, column, snippet = _first_non_nfc(text)
     fixed = unicodedata.normalize("NFC", snippet)
     raise NikaError(
-        "NIKA-YAML-011",
+        codes.YAML_011,
         f"the text at line {line_no}, column {column} is not NFC-normalized "
         f"({_codepoints(snippet)} should be {_codepoints(fixed)}): the Nika YAML profile "
         "never normalizes silently; "

@@ -20,6 +20,7 @@ from yaml import (
     SequenceStartEvent,
 )
 
+from nika import codes
 from nika.errors import Location, NikaError
 from nika.syntax._yaml_scalar import ScalarRefusal, core_tag, resolve_plain, resolve_tagged
 
@@ -131,7 +132,7 @@ def _scalar(event: Any, line: int, col: int) -> Any:
     text: str = event.value
     if len(text) > _FAST_SCALAR_CHARS and len(text.encode("utf-8")) > MAX_SCALAR_BYTES:
         raise NikaError(
-            "NIKA-YAML-005",
+            codes.YAML_005,
             f"the scalar starting {text[:30]!r}... is {len(text.encode('utf-8'))} bytes, past the "
             f"{MAX_SCALAR_BYTES}-byte (64 KiB) cap of the Nika YAML profile, which never "
             "truncates: move the payload into a file the workflow reads",
@@ -148,7 +149,7 @@ def _scalar(event: Any, line: int, col: int) -> Any:
             raise _custom_tag(tag, line, col)
         if kind in ("map", "seq"):
             raise NikaError(
-                "NIKA-YAML-006",
+                codes.YAML_006,
                 f"the tag !!{kind} is on the scalar {text!r}: a scalar cannot be a {kind}; "
                 "remove the tag",
                 location=Location(line, col),
@@ -162,14 +163,14 @@ def _check_key(event: Any, key: Any, top: _Frame, line: int, col: int) -> None:
     if type(key) is not str:
         shown = "an empty key" if event.value == "" else f"the key {event.value!r}"
         raise NikaError(
-            "NIKA-YAML-007",
+            codes.YAML_007,
             f"{shown} is read as {_type_name(key)}, but the Nika YAML profile admits only "
             f"string keys: quote it (\"{event.value}\") or rename it",
             location=Location(line, col),
         )
     if key == "<<" and event.tag is None and not event.style:
         raise NikaError(
-            "NIKA-YAML-003",
+            codes.YAML_003,
             "the merge key '<<' is forbidden by the Nika YAML profile (YAML 1.2 dropped it and "
             "parsers disagree on it): write the merged keys out explicitly in this mapping",
             location=Location(line, col),
@@ -177,7 +178,7 @@ def _check_key(event: Any, key: Any, top: _Frame, line: int, col: int) -> None:
     if key in top.data:
         first = top.kids[key]
         raise NikaError(
-            "NIKA-PARSE-017",
+            codes.PARSE_017,
             f"the key {key!r} appears twice in one mapping (first at line {first[0]}, "
             f"column {first[1]}); YAML never keeps a silent last-wins here: keep a single "
             f"{key!r} entry and merge or rename the other",
@@ -192,7 +193,7 @@ def _check_collection_tag(tag: str, is_map: bool, line: int, col: int) -> None:
         raise _custom_tag(tag, line, col)
     if kind != want:
         raise NikaError(
-            "NIKA-YAML-006",
+            codes.YAML_006,
             f"the tag !!{kind} is on a {'mapping' if is_map else 'sequence'}, which it cannot "
             "describe: remove the tag",
             location=Location(line, col),
@@ -204,7 +205,7 @@ def _check_document_start(event: Any, documents: int) -> None:
     where = Location(mark.line + 1, mark.column + 1)
     if documents > 1:
         raise NikaError(
-            "NIKA-PARSE-001",
+            codes.PARSE_001,
             f"a second YAML document starts at line {where.line}: a workflow file holds exactly "
             "one document; remove the '---' separator or split the documents into files",
             location=where,
@@ -213,7 +214,7 @@ def _check_document_start(event: Any, documents: int) -> None:
     if version is not None and tuple(version) != (1, 2):
         shown = ".".join(str(part) for part in version)
         raise NikaError(
-            "NIKA-PARSE-001",
+            codes.PARSE_001,
             f"the directive '%YAML {shown}' asks for another YAML version, but a Nika file is "
             "YAML 1.2 (core schema): remove the directive or write '%YAML 1.2'",
             location=where,
@@ -226,7 +227,7 @@ def _shorthand(tag: str) -> str:
 
 def _custom_tag(tag: str, line: int, col: int) -> NikaError:
     return NikaError(
-        "NIKA-YAML-006",
+        codes.YAML_006,
         f"the tag {_shorthand(tag)!r} is outside the YAML 1.2 core schema (str, int, float, "
         "bool, null, map, seq) the Nika YAML profile admits: remove the tag and write the "
         "value as plain data",
@@ -236,7 +237,7 @@ def _custom_tag(tag: str, line: int, col: int) -> NikaError:
 
 def _anchor(name: str, line: int, col: int) -> NikaError:
     return NikaError(
-        "NIKA-YAML-001",
+        codes.YAML_001,
         f"the anchor '&{name}' is forbidden by the Nika YAML profile, even when nothing "
         f"references it: delete '&{name}' and repeat the value wherever it is needed",
         location=Location(line, col),
@@ -245,7 +246,7 @@ def _anchor(name: str, line: int, col: int) -> NikaError:
 
 def _alias(name: str, line: int, col: int) -> NikaError:
     return NikaError(
-        "NIKA-YAML-002",
+        codes.YAML_002,
         f"the alias '*{name}' is forbidden by the Nika YAML profile (what a reviewer reads "
         f"must be what the engine sees): replace '*{name}' with the value written out in full",
         location=Location(line, col),
@@ -255,7 +256,7 @@ def _alias(name: str, line: int, col: int) -> NikaError:
 def _complex_key(is_map: bool, line: int, col: int) -> NikaError:
     shape = "mapping" if is_map else "sequence"
     return NikaError(
-        "NIKA-YAML-007",
+        codes.YAML_007,
         f"a {shape} is used as a mapping key, but the Nika YAML profile admits only string "
         "keys: use a string key and move the structure into its value",
         location=Location(line, col),
@@ -264,7 +265,7 @@ def _complex_key(is_map: bool, line: int, col: int) -> NikaError:
 
 def _too_deep(line: int, col: int) -> NikaError:
     return NikaError(
-        "NIKA-YAML-009",
+        codes.YAML_009,
         f"the collection at line {line}, column {col} is nesting level {MAX_DEPTH + 1}, past "
         f"the {MAX_DEPTH}-level cap of the Nika YAML profile (the root is level 1): "
         "flatten the structure or move deep data into a file",
@@ -280,7 +281,7 @@ def _scalar_root(event: Any, value: Any, line: int, col: int) -> NikaError:
 
 def _root_shape(what: str, line: int, col: int) -> NikaError:
     return NikaError(
-        "NIKA-PARSE-019",
+        codes.PARSE_019,
         f"the document root is {what}, but a Nika file is a mapping that starts with "
         "'nika: <name>': write the file as 'key: value' entries at the top level",
         location=Location(line, col),
@@ -289,7 +290,7 @@ def _root_shape(what: str, line: int, col: int) -> NikaError:
 
 def _empty(line: int, col: int) -> NikaError:
     return NikaError(
-        "NIKA-PARSE-002",
+        codes.PARSE_002,
         "the document is empty, and a file with no 'nika:' key is not a Nika file: start it "
         "with 'nika: <name>' followed by 'tasks:'",
         location=Location(line, col),

@@ -21,12 +21,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
 
+from nika import codes
 from nika.errors import NikaError
 from nika.syntax.template import stringify, walk_strings
 
 Kind = Literal["number", "integer"]
-LITERAL: Final = "NIKA-PARSE-019"
-RESOLVED: Final = "NIKA-VAR-006"
+LITERAL: Final = codes.PARSE_019
+RESOLVED: Final = codes.VAR_006
 
 
 class Rule(Protocol):
@@ -113,7 +114,7 @@ class JsonSchema:
 class ModelName:
     """A `<provider>/<name>` string naming a catalogued provider (`syntax.providers`)."""
 
-    code: str | None = "NIKA-PROVIDER-001"
+    code: str | None = codes.PROVIDER_001
 
     def problem(self, value: Any) -> str | None:
         from nika.syntax.providers import parse_model
@@ -147,7 +148,7 @@ RULES: Final[Mapping[str, Mapping[str, Rule]]] = {
         "schema": SCHEMA,
     },
     "exec": {
-        "command[0]": Text(program=True, code="NIKA-EXEC-002"), "command": TEXT,
+        "command[0]": Text(program=True, code=codes.EXEC_002), "command": TEXT,
         "shell": TEXT, "cwd": TEXT, "env": TEXT, "stdin": TEXT,
     },
 }  # fmt: skip

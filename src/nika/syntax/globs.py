@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
+from nika import codes
 from nika.errors import NikaError
 from nika.syntax._glob_index import RuleIndex
 
@@ -30,7 +31,7 @@ TOOL_SEPARATOR: Final = "/"
 TOOL_BARRIER: Final = ":"
 PATH_SEPARATOR: Final = "/"
 
-_MALFORMED: Final = "NIKA-PARSE-019"
+_MALFORMED: Final = codes.PARSE_019
 
 
 def _refuse(pattern: str, why: str, fix: str) -> NikaError:

@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal
 
+from nika import codes
 from nika.errors import NikaError
 
 Family = Literal["openai_compat", "anthropic", "mock"]
 ProviderKind = Literal["local", "cloud", "test"]
 
-UNKNOWN_PROVIDER: Final = "NIKA-PROVIDER-001"
-MISSING_API_KEY: Final = "NIKA-PROVIDER-002"
+UNKNOWN_PROVIDER: Final = codes.PROVIDER_001
+MISSING_API_KEY: Final = codes.PROVIDER_002
 
 # Spec §Transport deadline: the default provider deadline per class when no `timeout:` is declared.
 LOCAL_TIMEOUT_SECS: Final = 300.0

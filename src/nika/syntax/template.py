@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from nika import codes
 from nika.canonical import canonical_json
 from nika.errors import NikaError
 
@@ -85,7 +86,7 @@ class _Closer:
 def _unclosed(text: str, at: int) -> NikaError:
     excerpt = text[at : at + 40]
     return NikaError(
-        "NIKA-VAR-008",
+        codes.VAR_008,
         f"the `${{{{` opener at offset {at} ({excerpt!r}) is never closed; "
         "close it with `}}`, or write `\\${{` for a literal `${{`",
         details={"offset": at, "text": text},
@@ -161,7 +162,7 @@ def unescape(text: str) -> str:
 
 def _live_island(island: Island) -> NikaError:
     return NikaError(
-        "NIKA-VAR-005",
+        codes.VAR_005,
         f"an expression `${{{{ {island.source} }}}}` appears where only literal text is allowed; "
         "remove it or escape it as `\\${{`",
     )
@@ -173,7 +174,7 @@ def render_json(value: Any) -> str:
         return canonical_json(value)
     except (TypeError, ValueError) as err:
         raise NikaError(
-            "NIKA-VAR-006",
+            codes.VAR_006,
             f"the value {value!r:.80} has no JSON rendering ({err}); "
             "reshape it to JSON data (objects, arrays, strings, numbers, booleans, null)",
         ) from None
@@ -192,20 +193,20 @@ def stringify(value: Any) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise NikaError(
-                "NIKA-VAR-006",
+                codes.VAR_006,
                 f"the number {value!r} cannot be rendered; produce a finite number",
             )
         return repr(value)
     if isinstance(value, bytes | bytearray | memoryview):
         raise NikaError(
-            "NIKA-VAR-007",
+            codes.VAR_007,
             "a bytes value cannot be substituted into a string; pass it whole "
             "(a value position holding only `${{ … }}`) or write it to a file and pass the path",
         )
     if isinstance(value, Mapping | Sequence):
         return render_json(value)
     raise NikaError(
-        "NIKA-VAR-006",
+        codes.VAR_006,
         f"the value {value!r:.80} of type {type(value).__name__} cannot be rendered into a string; "
         "reshape it to JSON data",
     )

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from nika import codes
 from nika.errors import NikaError
 
 Namespace = Literal["nika", "mcp"]
@@ -24,7 +25,7 @@ MCP_SERVER: Final = re.compile(r"[a-z0-9][a-z0-9-]*")
 is valid — the published workflow schema's pattern)."""
 MCP_TOOL: Final = re.compile(r"[A-Za-z0-9_-]+")
 
-_CODE: Final = "NIKA-PARSE-019"
+_CODE: Final = codes.PARSE_019
 
 
 @dataclass(frozen=True, slots=True)

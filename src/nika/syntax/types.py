@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from nika import codes
 from nika.syntax.regex_dialect import dialect_violation
 
 KeyPath = tuple[str | int, ...]
@@ -127,7 +128,7 @@ def _parse(raw: Any, path: KeyPath, report: Report, *, field_position: bool) -> 
         return _parse_name(raw, path, report)
     if not isinstance(raw, Mapping):
         report(
-            "NIKA-TYPE-001",
+            codes.TYPE_001,
             f"type expression {_show(raw)} is neither a primitive name nor a constructor map; "
             "write e.g. `string` or `{ array: string }`",
             path,
@@ -138,7 +139,7 @@ def _parse(raw: Any, path: KeyPath, report: Report, *, field_position: bool) -> 
         return _parse_object(raw, path, report)
     if len(keys) != 1:
         report(
-            "NIKA-TYPE-001",
+            codes.TYPE_001,
             f"type expression has keys {sorted(map(str, keys))}; a constructor map holds "
             "exactly one of "
             f"{sorted(_CONSTRUCTORS)} (only `object` admits a sibling `additional`)",
@@ -151,7 +152,7 @@ def _parse(raw: Any, path: KeyPath, report: Report, *, field_position: bool) -> 
     if ctor == "optional":
         if not field_position:
             report(
-                "NIKA-TYPE-001",
+                codes.TYPE_001,
                 "`optional:` is a field-presence modifier, legal only on a field inside "
                 "`{ object: … }`; for a nullable value write `{ union: [T, null] }`",
                 path,
@@ -172,7 +173,7 @@ def _parse(raw: Any, path: KeyPath, report: Report, *, field_position: bool) -> 
     if ctor == "string":
         return _parse_refined(arg, at, report)
     report(
-        "NIKA-TYPE-001",
+        codes.TYPE_001,
         f"unknown type constructor `{ctor}`; use one of {sorted(_CONSTRUCTORS)}",
         path,
     )
@@ -185,7 +186,7 @@ def _parse_name(name: str, path: KeyPath, report: Report) -> TypeExpr | None:
     if "<" in name:
         head = name.split("<", 1)[0]
         report(
-            "NIKA-TYPE-001",
+            codes.TYPE_001,
             f"type `{name}` is not in the v1 grammar: `{head}<…>` is reserved or withdrawn "
             "(artifact<mime> is reserved-not-implemented; result/secret/money are withdrawn); "
             "write an inline type expression",
@@ -199,7 +200,7 @@ def _parse_name(name: str, path: KeyPath, report: Report) -> TypeExpr | None:
             "this position"
         )
     report(
-        "NIKA-TYPE-001",
+        codes.TYPE_001,
         f"unknown type name `{name}`; "
         + (hint or f"use one of {sorted(PRIMITIVES)} or a constructor map"),
         path,
@@ -211,7 +212,7 @@ def _parse_object(raw: Mapping[str, Any], path: KeyPath, report: Report) -> Type
     extra = sorted(str(k) for k in raw if k not in ("object", "additional"))
     if extra:
         report(
-            "NIKA-TYPE-001",
+            codes.TYPE_001,
             f"`object` type carries unknown keys {extra}; only `additional` may sit beside it",
             path,
         )
@@ -219,7 +220,7 @@ def _parse_object(raw: Mapping[str, Any], path: KeyPath, report: Report) -> Type
     additional = raw.get("additional", False)
     if not isinstance(additional, bool):
         report(
-            "NIKA-TYPE-001",
+            codes.TYPE_001,
             f"`additional:` must be true or false, got {_show(additional)}",
             (*path, "additional"),
         )
@@ -227,7 +228,7 @@ def _parse_object(raw: Mapping[str, Any], path: KeyPath, report: Report) -> Type
     body = raw["object"]
     at = (*path, "object")
     if not isinstance(body, Mapping):
-        report("NIKA-TYPE-001", f"`object:` maps field names to types, got {_show(body)}", at)
+        report(codes.TYPE_001, f"`object:` maps field names to types, got {_show(body)}", at)
         return None
     fields: list[Field] = []
     ok = True
@@ -246,7 +247,7 @@ def _parse_object(raw: Mapping[str, Any], path: KeyPath, report: Report) -> Type
 def _parse_union(arg: Any, path: KeyPath, report: Report) -> TypeExpr | None:
     if not isinstance(arg, list) or len(arg) < 2:
         report(
-            "NIKA-TYPE-001", f"`union:` takes a list of two or more types, got {_show(arg)}", path
+            codes.TYPE_001, f"`union:` takes a list of two or more types, got {_show(arg)}", path
         )
         return None
     members = [_parse(m, (*path, i), report, field_position=False) for i, m in enumerate(arg)]
@@ -258,11 +259,11 @@ def _parse_union(arg: Any, path: KeyPath, report: Report) -> TypeExpr | None:
 def _parse_enum(arg: Any, path: KeyPath, report: Report) -> TypeExpr | None:
     if not isinstance(arg, list) or not arg or not all(isinstance(v, str) for v in arg):
         report(
-            "NIKA-TYPE-001", f"`enum:` takes a non-empty list of strings, got {_show(arg)}", path
+            codes.TYPE_001, f"`enum:` takes a non-empty list of strings, got {_show(arg)}", path
         )
         return None
     if len(set(arg)) != len(arg):
-        report("NIKA-TYPE-001", f"`enum:` members must be unique, got {_show(arg)}", path)
+        report(codes.TYPE_001, f"`enum:` members must be unique, got {_show(arg)}", path)
         return None
     return EnumOf(tuple(arg))
 
@@ -270,7 +271,7 @@ def _parse_enum(arg: Any, path: KeyPath, report: Report) -> TypeExpr | None:
 def _parse_bounded(base: str, arg: Any, path: KeyPath, report: Report) -> TypeExpr | None:
     if not isinstance(arg, Mapping) or set(arg) - {"min", "max"}:
         report(
-            "NIKA-TYPE-001", f"`{base}:` refinement takes only `min`/`max`, got {_show(arg)}", path
+            codes.TYPE_001, f"`{base}:` refinement takes only `min`/`max`, got {_show(arg)}", path
         )
         return None
     lo, hi = arg.get("min"), arg.get("max")
@@ -279,7 +280,7 @@ def _parse_bounded(base: str, arg: Any, path: KeyPath, report: Report) -> TypeEx
             not is_number(bound) or (base == "integer" and not isinstance(bound, int))
         ):
             report(
-                "NIKA-TYPE-001",
+                codes.TYPE_001,
                 f"`{base}` bound {_show(bound)} is not "
                 f"{'an integer' if base == 'integer' else 'a number'}",
                 path,
@@ -287,7 +288,7 @@ def _parse_bounded(base: str, arg: Any, path: KeyPath, report: Report) -> TypeEx
             return None
     if lo is not None and hi is not None and lo > hi:
         report(
-            "NIKA-TYPE-001",
+            codes.TYPE_001,
             f"`{base}` range min {lo} > max {hi} admits no value; swap or widen the bounds",
             path,
         )
@@ -300,7 +301,7 @@ def _parse_bounded(base: str, arg: Any, path: KeyPath, report: Report) -> TypeEx
 def _parse_refined(arg: Any, path: KeyPath, report: Report) -> TypeExpr | None:
     if not isinstance(arg, Mapping) or set(arg) - {"pattern", "min_len", "max_len"}:
         report(
-            "NIKA-TYPE-001",
+            codes.TYPE_001,
             f"`string:` refinement takes only `pattern`/`min_len`/`max_len`, got {_show(arg)}",
             path,
         )
@@ -311,14 +312,14 @@ def _parse_refined(arg: Any, path: KeyPath, report: Report) -> TypeExpr | None:
             not isinstance(bound, int) or isinstance(bound, bool) or bound < 0
         ):
             report(
-                "NIKA-TYPE-001",
+                codes.TYPE_001,
                 f"`{name}` must be a non-negative integer, got {_show(bound)}",
                 (*path, name),
             )
             return None
     if lo is not None and hi is not None and lo > hi:
         report(
-            "NIKA-TYPE-001",
+            codes.TYPE_001,
             f"`string` length range {lo}..{hi} admits no value; fix min_len/max_len",
             path,
         )
@@ -326,7 +327,7 @@ def _parse_refined(arg: Any, path: KeyPath, report: Report) -> TypeExpr | None:
     if pattern is not None:
         if not isinstance(pattern, str):
             report(
-                "NIKA-TYPE-001",
+                codes.TYPE_001,
                 f"`pattern` must be a string, got {_show(pattern)}",
                 (*path, "pattern"),
             )
@@ -338,7 +339,7 @@ def _parse_refined(arg: Any, path: KeyPath, report: Report) -> TypeExpr | None:
         )
         if problem is not None:
             report(
-                "NIKA-TYPE-006",
+                codes.TYPE_006,
                 f"pattern {pattern!r} is outside the locked regex dialect: {problem}",
                 (*path, "pattern"),
             )

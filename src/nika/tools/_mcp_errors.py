@@ -17,13 +17,14 @@ import pydantic
 from mcp import MCPError
 from mcp_types import CONNECTION_CLOSED, INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 
+from nika import codes
 from nika.errors import NikaError
 from nika.masking import Masker
 
 Phase = Literal["start", "call"]
 
-SERVER_DOWN: Final = "NIKA-MCP-001"
-CALL_FAILED: Final = "NIKA-MCP-002"
+SERVER_DOWN: Final = codes.MCP_001
+CALL_FAILED: Final = codes.MCP_002
 
 
 class StartTimeout(Exception):

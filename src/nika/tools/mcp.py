@@ -37,6 +37,7 @@ from typing import Any, Final, Literal, Self
 import anyio
 from mcp_types import CallToolResult
 
+from nika import codes
 from nika.agent.seams import ToolDefinition, ToolName, ToolResult
 from nika.canonical import loose_json
 from nika.errors import NikaError
@@ -56,7 +57,7 @@ NAME_RE: Final = re.compile(rf"^mcp:({MCP_SERVER.pattern})/({MCP_TOOL.pattern})$
 """An MCP tool reference (spec 02 §tool reference grammar): server, then tool."""
 
 _TOOL_RE: Final = re.compile(r"^[A-Za-z0-9_-]+$")
-_UNKNOWN_TOOL: Final = "NIKA-INVOKE-001"
+_UNKNOWN_TOOL: Final = codes.INVOKE_001
 _SHUTDOWN_GRACE: Final = 10.0  # seconds for all servers to stop before they are abandoned
 _ERROR_EXCERPT: Final = 500
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from nika import codes
 from nika.errors import NikaError
 from nika.syntax.toolref import MCP_SERVER
 
@@ -40,7 +41,7 @@ SERVER_NAME_RE: Final = re.compile(rf"^{MCP_SERVER.pattern}$")
 _REF_RE: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _STDIO_KEYS: Final = frozenset({"command", "args", "env", "cwd"})
 _HTTP_KEYS: Final = frozenset({"url", "headers"})
-_CODE: Final = "NIKA-MCP-001"
+_CODE: Final = codes.MCP_001
 
 
 @dataclass(frozen=True, slots=True)

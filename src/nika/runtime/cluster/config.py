@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, get_args
 
+from nika import codes
 from nika.errors import NikaError
 from nika.syntax.model import Verb
 
@@ -56,7 +57,7 @@ class RayConfig:
 
 
 def _refuse(detail: str, **details: Any) -> NikaError:
-    return NikaError("NIKA-CLUSTER-003", detail, details=details)
+    return NikaError(codes.CLUSTER_003, detail, details=details)
 
 
 def _seconds(text: str) -> float:

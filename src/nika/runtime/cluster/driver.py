@@ -29,6 +29,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.agent.observe import AgentEvent
 from nika.agent.seams import ToolFailure
 from nika.check.judge import NestedJudge, PermitJudge
@@ -73,7 +74,7 @@ class RaySession:
         try:
             import ray
         except ImportError:
-            raise NikaError("NIKA-CLUSTER-003", "`--executor ray` needs the Ray extra, which "
+            raise NikaError(codes.CLUSTER_003, "`--executor ray` needs the Ray extra, which "
                             "is not installed; `pip install 'nika[ray]'`") from None
         if ray.is_initialized():
             return

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from nika import codes
 from nika.errors import NikaError
 from nika.runtime.frames import UnitAttempt
 
@@ -46,7 +47,7 @@ def translate(exc: BaseException, unit: UnitAttempt) -> NikaError:
         details["iteration"] = unit.iteration
     if names & set(_DIED):
         return NikaError(
-            "NIKA-CLUSTER-001",
+            codes.CLUSTER_001,
             f"{where}: the Ray worker running attempt {unit.attempt} died before it answered "
             f"({summary}); nothing of that attempt is kept — declare `retry:` on the task to "
             "run it again on a live node",
@@ -56,20 +57,20 @@ def translate(exc: BaseException, unit: UnitAttempt) -> NikaError:
         return lost(f"{where}: the Ray cluster stopped answering ({summary})", details)
     if "ModuleNotFoundError" in str(exc) or "No module named" in str(exc):
         return NikaError(
-            "NIKA-CLUSTER-003",
+            codes.CLUSTER_003,
             f"{where}: a Ray worker cannot import nika ({summary}); install `nika[ray]` (the "
             "same version) on every node of the cluster",
             details=details,
         )
     if names & set(_SETUP):
         return NikaError(
-            "NIKA-CLUSTER-003",
+            codes.CLUSTER_003,
             f"{where}: Ray could not prepare a worker for this attempt ({summary}); check the "
             "cluster's nodes offer what NIKA_RAY_RESOURCES asks for",
             details=details,
         )
     return NikaError(
-        "NIKA-IMPL-001",
+        codes.IMPL_001,
         f"{where}: the Ray executor failed with {type(exc).__name__}: {summary}; this is an "
         "engine bug — please report it with the workflow",
         details=details,
@@ -79,7 +80,7 @@ def translate(exc: BaseException, unit: UnitAttempt) -> NikaError:
 def lost(why: str, details: dict[str, object] | None = None) -> NikaError:
     """`NIKA-CLUSTER-002`: the driver has no cluster any more; the run ends."""
     return NikaError(
-        "NIKA-CLUSTER-002",
+        codes.CLUSTER_002,
         f"{why}; the run ends here — check the head node is up and reachable from this "
         "machine, then rerun (or `nika run --resume` the journal)",
         details=details or {},

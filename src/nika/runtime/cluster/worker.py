@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from nika import codes
 from nika.agent.config import AgentConfig
 from nika.agent.observe import AgentEvent
 from nika.agent.seams import ToolFailure
@@ -226,7 +227,7 @@ class _Attempt:
             self._emit(("error", None))
             raise
         except Exception as exc:  # an engine bug fails this attempt, named, never the worker
-            self._emit(("error", sealer.seal(ToolFailure.of(NikaError("NIKA-IMPL-001", (
+            self._emit(("error", sealer.seal(ToolFailure.of(NikaError(codes.IMPL_001, (
                 f"task {self._call.task!r}: the engine failed on a Ray worker with "
                 f"{type(exc).__name__}: {exc}; this is an engine bug — please report it"),
                 details={"task": self._call.task, "exception": type(exc).__name__})))))

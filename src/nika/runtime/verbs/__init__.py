@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nika import codes
 from nika.errors import NikaError
 from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.services import RunServices
@@ -48,7 +49,7 @@ async def run_verb(
         raise AssertionError(f"unknown verb body {type(body).__name__}")
     if task.returns is not None and not conforms(output, task.returns):
         raise NikaError(
-            "NIKA-TYPE-101",
+            codes.TYPE_101,
             f"task {task.id!r} returned {_shown(output)}, which does not fit its "
             f"`returns: {render(task.returns)}`; fix the producer or the declared type",
             details={"task": task.id},

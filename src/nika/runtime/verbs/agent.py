@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from nika import codes
 from nika.agent.loop import run_agent
 from nika.agent.seams import AgentObserver, ToolDefinition, ToolExecutor, ToolResult
 from nika.check.side_files import Unreadable, read_capped
@@ -75,7 +76,7 @@ def _skills(task: Task, paths: Sequence[str], workflow_dir: Path) -> str | None:
         data = read_capped(path, MAX_SKILL_BYTES)
         if isinstance(data, Unreadable):
             raise NikaError(
-                "NIKA-AGENT-003",
+                codes.AGENT_003,
                 f"task {task.id!r}: the skill file {raw!r} {data.why}; point `skills:` at a "
                 "SKILL.md file",
                 details={"task": task.id, "skill": raw},

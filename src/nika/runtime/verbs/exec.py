@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from nika import codes
 from nika.check.blocklist import refuse_argv, refuse_blocked
 from nika.errors import NikaError
 from nika.runtime.frames import VerbInvoked
@@ -84,7 +85,7 @@ async def _spawn(
         )
     except OSError as exc:
         raise NikaError(
-            "NIKA-EXEC-002",
+            codes.EXEC_002,
             f"task {task.id!r}: cannot start {argv[0]!r} ({exc.strerror or exc}); check the "
             "program is installed and on PATH, and that `cwd:` exists",
             details={"task": task.id, "program": argv[0], "cwd": str(cwd)},
@@ -106,7 +107,7 @@ async def _spawn(
     if isinstance(failed, _OverCap):
         await _stop(proc, jobs)
         raise NikaError(
-            "NIKA-EXEC-003",
+            codes.EXEC_003,
             f"task {task.id!r}: the command wrote more than {MAX_CAPTURE // _MIB} MiB to "
             f"{failed.stream}, the capture cap; it was stopped. Write large output to a file "
             "(and read what you need), or filter it in the command (head, grep, jq)",
@@ -181,7 +182,7 @@ def _shape(task: Task, body: ExecBody, code: int, raw_out: bytes, raw_err: bytes
         return {"stdout": _trim(out), "stderr": _trim(err), "exit_code": code}
     if code != 0:
         raise NikaError(
-            "NIKA-EXEC-001",
+            codes.EXEC_001,
             f"task {task.id!r}: the command exited with status {code}; read `details.stderr`, "
             "or use `capture: structured` to treat the exit code as data",
             details={"task": task.id, "exit_code": code, "stderr": err[-_EXCERPT:],
@@ -199,7 +200,7 @@ def _decode(task: Task, decode: str, text: str) -> Any:
             return [json.loads(line) for line in text.splitlines() if line.strip()]
     except ValueError as exc:
         raise NikaError(
-            "NIKA-TYPE-101",
+            codes.TYPE_101,
             f"task {task.id!r}: `decode: {decode}` but the output does not parse ({exc}); "
             "fix the program's output or use `decode: text`",
             details={"task": task.id, "decode": decode},

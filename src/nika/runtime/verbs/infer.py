@@ -14,6 +14,7 @@ from typing import Any, Final
 
 import jsonschema
 
+from nika import codes
 from nika.agent.seams import (
     AssistantMessage,
     Message,
@@ -64,7 +65,7 @@ async def run_infer(
             return value
         if repair == SCHEMA_RETRIES:
             raise NikaError(
-                "NIKA-INFER-002",
+                codes.INFER_002,
                 f"task {task.id!r}: the model's reply does not fit `{contract}:` after "
                 f"{SCHEMA_RETRIES + 1} attempts ({problem}); simplify the schema or make the "
                 "prompt state the expected JSON shape",
@@ -81,14 +82,14 @@ async def run_infer(
 def _check_usage(task: Task, model: str, response: ModelResponse) -> None:
     if response.usage is None and is_priced(model):
         raise NikaError(
-            "NIKA-INFER-003",
+            codes.INFER_003,
             f"task {task.id!r}: {model} answered without reporting token usage, so the call "
             "cannot be billed honestly; use a provider endpoint that reports usage",
             details={"task": task.id, "model": model},
         )
     if not response.text.strip() and response.usage and response.usage.output_tokens > 0:
         raise NikaError(
-            "NIKA-INFER-004",
+            codes.INFER_004,
             f"task {task.id!r}: {model} spent {response.usage.output_tokens} output tokens "
             "but returned no visible answer (a thinking model ate the budget); raise "
             "`max_tokens` or use a variant without thinking",

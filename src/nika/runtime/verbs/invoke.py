@@ -17,6 +17,7 @@ from typing import Any, Final
 
 import jsonschema
 
+from nika import codes
 from nika.agent.intrinsic import is_loop_only
 from nika.agent.seams import ToolDefinition, ToolExecutor
 from nika.errors import NikaError
@@ -32,8 +33,8 @@ ChildRunner = Callable[[Path, Mapping[str, Any], UnitAttempt], Awaitable[Any]]
 frames nest the child's); returns its `outputs` object."""
 
 PROMPT: Final = "nika:prompt"
-_LOOP_ONLY_CODES: Final = {"nika:done": "NIKA-BUILTIN-DONE-001",
-                           "nika:compose": "NIKA-BUILTIN-COMPOSE-001"}
+_LOOP_ONLY_CODES: Final = {"nika:done": codes.BUILTIN_DONE_001,
+                           "nika:compose": codes.BUILTIN_COMPOSE_001}
 
 
 async def run_invoke(
@@ -47,7 +48,7 @@ async def run_invoke(
     name = body.tool or ""
     if is_loop_only(name):
         raise NikaError(
-            _LOOP_ONLY_CODES.get(name, "NIKA-BUILTIN-DONE-001"),
+            _LOOP_ONLY_CODES.get(name, codes.BUILTIN_DONE_001),
             f"task {task.id!r}: {name} only means something inside an `agent:` loop; grant it "
             "in an agent's `tools:` instead of invoking it",
             details={"task": task.id, "tool": name},
@@ -73,7 +74,7 @@ async def run_invoke(
                 and result.error.code == PROMPT_001:
             raise PauseRequested({task.id: prompt_payload(task.id, args)})
         if result.error is None:  # an embedder's executor that gave no typed failure
-            raise NikaError("NIKA-MCP-002" if name.startswith("mcp:") else "NIKA-IMPL-001",
+            raise NikaError(codes.MCP_002 if name.startswith("mcp:") else codes.IMPL_001,
                             f"task {task.id!r}: {name} failed: {result.content[:500]}",
                             details={"task": task.id, "tool": name})
         raise result.error.to_error()
@@ -104,7 +105,7 @@ async def _definition(
             raise down
     if found is None:
         raise NikaError(
-            "NIKA-INVOKE-001",
+            codes.INVOKE_001,
             f"task {task.id!r}: no tool named {name!r} is available; check the spelling "
             "against the builtin list, or configure the MCP server in .nika/mcp.json",
             details={"task": task.id, "tool": name},
@@ -122,7 +123,7 @@ def _validate(task: Task, definition: ToolDefinition, args: Mapping[str, Any]) -
     except jsonschema.ValidationError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "(args)"
         raise NikaError(
-            "NIKA-INVOKE-002",
+            codes.INVOKE_002,
             f"task {task.id!r}: args of {definition.name} do not fit its schema at {where}: "
             f"{exc.message}; fix `args:`",
             details={"task": task.id, "tool": definition.name, "at": where},
@@ -138,7 +139,7 @@ async def _child(
 ) -> Any:
     if child is None or target.startswith("registry:"):
         raise NikaError(
-            "NIKA-COMP-001",
+            codes.COMP_001,
             f"task {task.id!r}: the child workflow {target!r} cannot be run by this engine "
             "(only local-file children are supported); inline the child's tasks or run it "
             "separately with `nika run`",

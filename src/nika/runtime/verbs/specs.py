@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from nika import codes
 from nika.agent.spec import AgentSpec
 from nika.errors import NikaError
 from nika.syntax.fields import resolve
@@ -104,7 +105,7 @@ def _model(verb: str, task: Task, own: str | None, default: str | None, env: Env
     model = own or default
     if not model:
         raise NikaError(
-            "NIKA-PROVIDER-001",
+            codes.PROVIDER_001,
             f"task {task.id!r} names no model and the workflow has no `model:`; add "
             "`model: <provider>/<name>` to the task or the envelope, or pass --model",
             details={"task": task.id},

@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
+from nika import codes
 from nika.agent.intrinsic import is_loop_only
 from nika.agent.seams import ToolDefinition, ToolFailure, ToolName, ToolResult
 from nika.errors import NikaError
@@ -173,7 +174,7 @@ class BuiltinExecutor:
         except Exception as exc:  # the one boundary: a crash is reported, never propagated
             return self._failure(
                 NikaError(
-                    "NIKA-IMPL-001",
+                    codes.IMPL_001,
                     f"{name} failed unexpectedly ({type(exc).__name__}: {exc}); this is an engine "
                     "bug — please report it with the task's args",
                     details={"tool": name},
@@ -183,7 +184,7 @@ class BuiltinExecutor:
     def _unknown(self, name: str) -> NikaError:
         if is_loop_only(name) or name in _LOOP_SERVED:
             return NikaError(
-                "NIKA-INVOKE-001",
+                codes.INVOKE_001,
                 f"`{name}` is served by the agent loop itself; "
                 "it is valid only inside an `agent:` task's `tools:` whitelist",
                 details={"tool": name},
@@ -191,7 +192,7 @@ class BuiltinExecutor:
         close = difflib.get_close_matches(name, sorted(BUILTINS), n=1)
         hint = f" — did you mean `{close[0]}`?" if close else ""
         return NikaError(
-            "NIKA-INVOKE-001",
+            codes.INVOKE_001,
             f"`{name}` is not a builtin this executor serves{hint}",
             details={"tool": name},
         )

@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import httpx2
 
+from nika import codes
 from nika.check.effects import Effect
 from nika.errors import NikaError
 from nika.netfloor import UnresolvableHost, code_bearing_class, resolve_and_check
@@ -30,7 +31,6 @@ from nika.stdlib import CONTRACT
 from nika.tools.builtins._base import Context, fail
 from nika.tools.builtins._paths import judge_effect
 
-FETCH_001 = "NIKA-BUILTIN-FETCH-001"
 _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 _TRANSIENT: Final = frozenset({408, 429})
 
@@ -70,7 +70,11 @@ class Response:
 def network_error(detail: str, *, transient: bool, **details: Any) -> NikaError:
     """A `NIKA-BUILTIN-FETCH-001` network failure, transience engine-assessed."""
     return NikaError(
-        FETCH_001, detail, category="network_error", transient=transient, details=details or None
+        codes.BUILTIN_FETCH_001,
+        detail,
+        category="network_error",
+        transient=transient,
+        details=details or None,
     )
 
 
@@ -96,7 +100,7 @@ async def gate(ctx: Context, url: httpx2.URL) -> list[str]:
     klass = code_bearing_class(url.path)
     if klass is not None and not ctx.data_as_code_lifted:
         raise NikaError(
-            "NIKA-SEC-004",
+            codes.SEC_004,
             f"fetch of {url.path!r} on {url.host} names a code-bearing artifact ({klass} class, "
             "data-as-code law): loading it would execute code; if the task never loads it, "
             'declare `lift: [{law: data-as-code, because: "…"}]`, or model the acquisition '

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from nika import codes
 from nika.check.effects import Effect
 from nika.tools.builtins._base import Context, fail
 
@@ -42,7 +43,7 @@ def resolve(ctx: Context, raw: str, arg: str = "path") -> FsPath:
     """Resolve `raw` to its effective identity and its judged spelling."""
     if not raw or "\x00" in raw:
         raise fail(
-            "NIKA-INVOKE-002", f"`{arg}:` {raw!r} is not a usable path; pass a file path", arg=arg
+            codes.INVOKE_002, f"`{arg}:` {raw!r} is not a usable path; pass a file path", arg=arg
         )
     base = ctx.base_dir.resolve()
     candidate = Path(raw)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nika import codes
 from nika.stdlib.core import ASSERT
 from nika.tools.builtins._base import Builtin, Context, fail
-
-ASSERT_001 = "NIKA-BUILTIN-ASSERT-001"
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> bool:
@@ -16,7 +15,9 @@ async def run(args: Mapping[str, Any], ctx: Context) -> bool:
     if args["condition"] is True:
         return True
     message = args.get("message") or "assertion failed"
-    raise fail(ASSERT_001, f"{message} (the condition evaluated to false)", message=message)
+    raise fail(
+        codes.BUILTIN_ASSERT_001, f"{message} (the condition evaluated to false)", message=message
+    )
 
 
 BUILTIN = Builtin(

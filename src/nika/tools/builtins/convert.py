@@ -20,14 +20,13 @@ from typing import Any, Final
 import tomli_w
 import yaml
 
+from nika import codes
 from nika.stdlib.data import CONVERT
 from nika.syntax.template import render_json
 from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import MIB, offload
 from nika.tools.builtins._json import is_json
 
-CONVERT_001 = "NIKA-BUILTIN-CONVERT-001"
-CONVERT_002 = "NIKA-BUILTIN-CONVERT-002"
 _FORMULA_LEAD: Final = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -63,7 +62,7 @@ def load(value: Any, fmt: str, has_header: bool) -> Any:
     if not isinstance(value, str):
         if fmt == "csv":
             raise fail(
-                CONVERT_002,
+                codes.BUILTIN_CONVERT_002,
                 "`from: csv` expects CSV text in `input:`, got "
                 f"{type(value).__name__}; pass the text (e.g. a nika:read output)",
             )
@@ -73,7 +72,9 @@ def load(value: Any, fmt: str, has_header: bool) -> Any:
     except (ValueError, yaml.YAMLError, csv.Error) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise fail(
-            CONVERT_002, f"`input:` does not parse as {fmt}: {first}; check `from:`", format=fmt
+            codes.BUILTIN_CONVERT_002,
+            f"`input:` does not parse as {fmt}: {first}; check `from:`",
+            format=fmt,
         ) from None
 
 
@@ -99,7 +100,7 @@ def to_csv(data: Any, guard: bool) -> str:
         data = [data]
     if not isinstance(data, list):
         raise fail(
-            CONVERT_002,
+            codes.BUILTIN_CONVERT_002,
             f"csv holds rows; the input is a {type(data).__name__} — pass "
             "an array of objects or of arrays",
         )
@@ -117,7 +118,7 @@ def to_csv(data: Any, guard: bool) -> str:
             writer.writerow([_cell(v, guard) for v in row])
     else:
         raise fail(
-            CONVERT_002,
+            codes.BUILTIN_CONVERT_002,
             "csv rows must all be objects or all be arrays; reshape the input with nika:jq",
         )
     return out.getvalue()
@@ -127,7 +128,7 @@ def dump(data: Any, fmt: str, guard: bool) -> Any:
     """`data` rendered in `fmt` (the value itself for json)."""
     if not is_json(data):
         raise fail(
-            CONVERT_002,
+            codes.BUILTIN_CONVERT_002,
             "the input holds values JSON cannot carry (bytes, NaN, "
             "non-string keys); reshape it with nika:jq first",
         )
@@ -138,14 +139,16 @@ def dump(data: Any, fmt: str, guard: bool) -> Any:
     if fmt == "toml":
         if not isinstance(data, dict):
             raise fail(
-                CONVERT_002,
+                codes.BUILTIN_CONVERT_002,
                 f"a TOML document is a table; the input is a "
                 f"{type(data).__name__} — wrap it in an object",
             )
         try:
             return tomli_w.dumps(_without_nulls(data))
         except TypeError as err:
-            raise fail(CONVERT_002, f"the input cannot be written as TOML: {err}") from None
+            raise fail(
+                codes.BUILTIN_CONVERT_002, f"the input cannot be written as TOML: {err}"
+            ) from None
     return to_csv(data, guard)
 
 
@@ -163,7 +166,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> Any:
     src, dst = args["from"], args["to"]  # two formats: its declaration refuses an identity
     text = args["input"]
     if isinstance(text, str) and len(text) > ctx.max_file_bytes:
-        raise fail(CONVERT_001, f"`input:` is {len(text)} characters, over the "
+        raise fail(codes.BUILTIN_CONVERT_001, f"`input:` is {len(text)} characters, over the "
                    f"{ctx.max_file_bytes // MIB} MiB cap; convert it in parts or with `exec:`",
                    reason="too_large", cap_bytes=ctx.max_file_bytes)
     has_header, guard = args.get("has_header", True), args.get("formula_guard", False)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 from urllib.parse import urlencode
 
+from nika import codes
 from nika.errors import NikaError
 from nika.stdlib import CONTRACT
 from nika.stdlib.net import FETCH
@@ -27,7 +28,6 @@ from nika.tools.builtins._http import Outgoing, Response, network_error, request
 from nika.tools.builtins._paths import judged
 
 _MAX_MULTIPART: Final = 32 * 1024 * 1024
-READ_002: Final = "NIKA-BUILTIN-READ-002"
 
 
 def _form_value(value: Any) -> str:
@@ -46,8 +46,13 @@ async def _multipart(args: Mapping[str, Any], ctx: Context) -> tuple[bytes, str]
         if "path" in part:
             path = judged(ctx, part["path"], "fs.read", "multipart")
             # The whole body is capped below; each file read is capped at the same size.
-            data = await read_bytes(path, part["path"], _MAX_MULTIPART, io=READ_002,
-                                    missing=(READ_002, "check the multipart part's `path:`"))
+            data = await read_bytes(
+                path,
+                part["path"],
+                _MAX_MULTIPART,
+                io=codes.BUILTIN_READ_002,
+                missing=(codes.BUILTIN_READ_002, "check the multipart part's `path:`"),
+            )
             filename = part.get("filename", path.real.name).replace('"', "%22")
             head = (
                 f'Content-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
@@ -120,7 +125,7 @@ def extract(response: Response, args: Mapping[str, Any]) -> Any:
         try:
             return apply_jq(args["jq"], data)
         except NikaError as err:
-            if err.code == "NIKA-VAR-005":
+            if err.code == codes.VAR_005:
                 raise
             raise network_error(err.detail, transient=False, url=url) from None
     if mode == "feed":

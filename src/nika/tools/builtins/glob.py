@@ -14,6 +14,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.errors import NikaError
 from nika.stdlib.files import GLOB, GLOB_001, clean_glob
 from nika.syntax.globs import path_glob_to_regex
@@ -21,7 +22,6 @@ from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import offload
 from nika.tools.builtins._paths import FsPath, judged
 
-GLOB_002 = "NIKA-BUILTIN-GLOB-002"  # engine addition: past a walk or result cap
 MAX_WALK: Final = 1_000_000
 """Directory entries one walk may visit (glob, grep)."""
 MAX_MATCHES: Final = 100_000
@@ -51,7 +51,7 @@ def compile_pattern(pattern: str, arg: str) -> Any:
 
 
 def walk_files(
-    root: FsPath, stop: threading.Event | None = None, *, code: str = GLOB_002
+    root: FsPath, stop: threading.Event | None = None, *, code: str = codes.BUILTIN_GLOB_002
 ) -> list[str]:
     """Every regular file under `root` (or `root` itself), as base-relative POSIX paths.
 
@@ -99,9 +99,14 @@ async def run(args: Mapping[str, Any], ctx: Context) -> list[str]:
 
     matches = await offload(listing)
     if len(matches) > MAX_MATCHES:
-        raise fail(GLOB_002, f"`pattern: {pattern}` matches {len(matches)} files, over the "
-                   f"cap of {MAX_MATCHES}; narrow the pattern or add `exclude:` globs",
-                   pattern=pattern, reason="too_large", cap_matches=MAX_MATCHES)
+        raise fail(
+            codes.BUILTIN_GLOB_002,
+            f"`pattern: {pattern}` matches {len(matches)} files, over the "
+            f"cap of {MAX_MATCHES}; narrow the pattern or add `exclude:` globs",
+            pattern=pattern,
+            reason="too_large",
+            cap_matches=MAX_MATCHES,
+        )
     return matches
 
 

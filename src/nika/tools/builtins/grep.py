@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from nika import codes
 from nika.check.side_files import Unreadable, read_capped
 from nika.stdlib.files import GREP
 from nika.tools.builtins._base import Builtin, Context, fail
@@ -26,8 +27,6 @@ from nika.tools.builtins._files import MIB, offload
 from nika.tools.builtins._paths import FsPath, judged
 from nika.tools.builtins.glob import walk_files
 
-GREP_002 = "NIKA-BUILTIN-GREP-002"  # engine addition: the search root is missing
-GREP_003 = "NIKA-BUILTIN-GREP-003"  # engine addition: past a search cap
 MAX_SCANNED: Final = 256 * MIB
 """Bytes one search may read, over all its files."""
 MAX_HITS: Final = 10_000
@@ -41,7 +40,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> list[dict[str, Any]]:
     root = judged(ctx, args.get("path", "."), "fs.read")
     if not root.real.exists():
         raise fail(
-            GREP_002,
+            codes.BUILTIN_GREP_002,
             f"`path: {args.get('path', '.')}` does not exist; "
             "point nika:grep at an existing file or directory",
             path=root.rel,
@@ -57,7 +56,7 @@ def _search(
     """The search proper, in a worker thread (it ends early once `stop` is set)."""
     hits: list[dict[str, Any]] = []
     budget = MAX_SCANNED
-    for rel in sorted(walk_files(root, stop, code=GREP_003)):
+    for rel in sorted(walk_files(root, stop, code=codes.BUILTIN_GREP_003)):
         if stop.is_set():
             break
         data = read_capped(base / rel, cap, stop=stop)
@@ -65,9 +64,14 @@ def _search(
             continue  # not a regular file, or over the per-file cap: like binary, not searched
         budget -= len(data)
         if budget < 0:
-            raise fail(GREP_003, f"the search read more than {MAX_SCANNED // MIB} MiB; point "
-                       "`path:` at a narrower directory", path=root.rel, reason="too_large",
-                       cap_bytes=MAX_SCANNED)
+            raise fail(
+                codes.BUILTIN_GREP_003,
+                f"the search read more than {MAX_SCANNED // MIB} MiB; point "
+                "`path:` at a narrower directory",
+                path=root.rel,
+                reason="too_large",
+                cap_bytes=MAX_SCANNED,
+            )
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -75,9 +79,14 @@ def _search(
         for number, line in enumerate(text.splitlines(), start=1):
             if regex.search(line):
                 if len(hits) == MAX_HITS:
-                    raise fail(GREP_003, f"the pattern matches more than {MAX_HITS} lines; "
-                               "make it more specific or narrow `path:`", path=root.rel,
-                               reason="too_large", cap_matches=MAX_HITS)
+                    raise fail(
+                        codes.BUILTIN_GREP_003,
+                        f"the pattern matches more than {MAX_HITS} lines; "
+                        "make it more specific or narrow `path:`",
+                        path=root.rel,
+                        reason="too_large",
+                        cap_matches=MAX_HITS,
+                    )
                 hits.append({"path": rel, "line": number, "match": line})
     return hits
 

@@ -20,13 +20,12 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from nika import codes
 from nika.stdlib.data import HASH
 from nika.syntax.template import render_json
 from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import MIB, offload
 
-HASH_001 = "NIKA-BUILTIN-HASH-001"
-HASH_002 = "NIKA-BUILTIN-HASH-002"  # engine addition: content over the cap
 _INLINE: Final = 1 << 20
 """Below this many bytes a digest is cheaper than a worker thread; above, it runs off-loop."""
 
@@ -76,7 +75,7 @@ def _private_key(text: str) -> Ed25519PrivateKey:
             return Ed25519PrivateKey.from_private_bytes(raw)
     # The key is a secret: the detail never quotes it.
     raise fail(
-        HASH_001,
+        codes.BUILTIN_HASH_001,
         "`key:` is not an Ed25519 private key; pass a PKCS#8 PEM or the "
         "32-byte seed in hex/base64 (e.g. from `nika key init`)",
     )
@@ -95,7 +94,7 @@ def _public_key(text: str) -> Ed25519PublicKey:
         if raw is not None:
             return Ed25519PublicKey.from_public_bytes(raw)
     raise fail(
-        HASH_001,
+        codes.BUILTIN_HASH_001,
         f"`public_key: {text[:80]!r}` is not an Ed25519 public key; pass a "
         "PEM (SubjectPublicKeyInfo) or the 32 raw bytes in hex/base64",
     )
@@ -114,7 +113,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str | bool:
     encoding = args.get("encoding", "hex")
     data = content_bytes(args["content"])
     if len(data) > ctx.max_file_bytes:
-        raise fail(HASH_002, f"`content:` is {len(data)} bytes, over the "
+        raise fail(codes.BUILTIN_HASH_002, f"`content:` is {len(data)} bytes, over the "
                    f"{ctx.max_file_bytes // MIB} MiB cap; hash large files with `exec:` "
                    "(b3sum, sha256sum)", reason="too_large", cap_bytes=ctx.max_file_bytes)
     if op == "hash":

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nika import codes
 from nika.errors import NikaError
 from nika.stdlib.data import JQ
 from nika.syntax.binding import apply_jq
 from nika.tools.builtins._base import Builtin, Context, fail
-
-JQ_001 = "NIKA-BUILTIN-JQ-001"
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> Any:
@@ -20,9 +19,9 @@ async def run(args: Mapping[str, Any], ctx: Context) -> Any:
     try:
         return apply_jq(expression, args.get("input"))
     except NikaError as err:
-        if err.code == "NIKA-VAR-005":
+        if err.code == codes.VAR_005:
             raise
-        raise fail(JQ_001, err.detail, expression=expression) from None
+        raise fail(codes.BUILTIN_JQ_001, err.detail, expression=expression) from None
 
 
 BUILTIN = Builtin(

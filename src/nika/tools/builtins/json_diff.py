@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nika import codes
 from nika.stdlib.data import JSON_DIFF
 from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._json import is_json, json_equal
-
-JSON_DIFF_001 = "NIKA-BUILTIN-JSON_DIFF-001"
 
 
 def _token(key: str | int) -> str:
@@ -57,7 +56,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> list[dict[str, Any]]:
     for arg in ("before", "after"):
         if not is_json(args[arg]):
             raise fail(
-                JSON_DIFF_001,
+                codes.BUILTIN_JSON_DIFF_001,
                 f"`{arg}:` is not JSON data ({type(args[arg]).__name__} "
                 "inside); pass objects, arrays, strings, finite numbers, booleans, null",
             )

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nika import codes
 from nika.stdlib.data import JSON_MERGE_PATCH
 from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._json import is_json
-
-JSON_MERGE_PATCH_001 = "NIKA-BUILTIN-JSON_MERGE_PATCH-001"
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -31,7 +30,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
         value = args[arg]
         if not is_json(value):  # an object (its declaration says so) of JSON values
             raise fail(
-                JSON_MERGE_PATCH_001,
+                codes.BUILTIN_JSON_MERGE_PATCH_001,
                 f"`{arg}:` holds values JSON cannot carry (bytes, NaN, non-string keys); "
                 "reshape it with nika:jq first",
             )

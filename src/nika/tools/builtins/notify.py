@@ -11,19 +11,21 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from nika import codes
 from nika.errors import NikaError
 from nika.stdlib import CONTRACT
 from nika.stdlib.net import NOTIFY
 from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._http import Outgoing, request
 
-NOTIFY_001 = "NIKA-BUILTIN-NOTIFY-001"
-NOTIFY_002 = "NIKA-BUILTIN-NOTIFY-002"
-
 
 def _delivery_failed(detail: str, transient: bool, **details: Any) -> NikaError:
     return NikaError(
-        NOTIFY_002, detail, category="network_error", transient=transient, details=details or None
+        codes.BUILTIN_NOTIFY_002,
+        detail,
+        category="network_error",
+        transient=transient,
+        details=details or None,
     )
 
 
@@ -32,7 +34,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> None:
     channel = args["channel"]
     if channel != "webhook":
         raise fail(
-            NOTIFY_001,
+            codes.BUILTIN_NOTIFY_001,
             f"`channel: {channel}` is not configured in this engine; use "
             "`channel: webhook` with the service's incoming-webhook URL",
             channel=channel,

@@ -11,13 +11,13 @@ import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from nika import codes
 from nika.stdlib.core import PROMPT
 from nika.syntax.template import stringify
 from nika.tools.builtins._base import Builtin, Context, PromptIO, fail
 from nika.tools.builtins._files import offload
 
-PROMPT_001 = "NIKA-BUILTIN-PROMPT-001"
-PROMPT_003 = "NIKA-BUILTIN-PROMPT-003"
+PROMPT_001 = codes.BUILTIN_PROMPT_001
 _YES = frozenset({"y", "yes", "true"})
 _NO = frozenset({"n", "no", "false"})
 
@@ -88,8 +88,10 @@ def supplied_answer(args: Mapping[str, Any], text: str) -> Any:
         word = text.strip().lower()
         if word in _YES or word in _NO:
             return word in _YES
-        raise fail(PROMPT_003, f"the supplied answer {text!r} does not fit a confirm prompt; "
-                   "answer yes or no")
+        raise fail(
+            codes.BUILTIN_PROMPT_003,
+            f"the supplied answer {text!r} does not fit a confirm prompt; answer yes or no",
+        )
     choices = list(args["choices"])
     word = text.strip()
     if word.isdigit() and 1 <= int(word) <= len(choices):
@@ -98,8 +100,11 @@ def supplied_answer(args: Mapping[str, Any], text: str) -> Any:
     if named:
         return named[0]
     shown = ", ".join(stringify(c) for c in choices)
-    raise fail(PROMPT_003, f"the supplied answer {text!r} is not one of the choices ({shown}); "
-               f"answer a number 1-{len(choices)} or a choice as written")
+    raise fail(
+        codes.BUILTIN_PROMPT_003,
+        f"the supplied answer {text!r} is not one of the choices ({shown}); "
+        f"answer a number 1-{len(choices)} or a choice as written",
+    )
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> Any:

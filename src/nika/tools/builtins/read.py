@@ -9,14 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nika import codes
 from nika.stdlib.files import READ
 from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import read_bytes
 from nika.tools.builtins._paths import judged
-
-READ_001 = "NIKA-BUILTIN-READ-001"
-READ_002 = "NIKA-BUILTIN-READ-002"
-READ_003 = "NIKA-BUILTIN-READ-003"
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> str | bytes:
@@ -24,15 +21,15 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str | bytes:
     raw = args["path"]
     encoding = args.get("encoding", "utf-8")  # a known one: its declaration judged it
     path = judged(ctx, raw, "fs.read")
-    data = await read_bytes(path, raw, ctx.max_file_bytes, io=READ_002, missing=(
-        READ_001, "check the path, or scope a first-run recovery to this code"))
+    data = await read_bytes(path, raw, ctx.max_file_bytes, io=codes.BUILTIN_READ_002, missing=(
+        codes.BUILTIN_READ_001, "check the path, or scope a first-run recovery to this code"))
     if args.get("binary", False):
         return data
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as err:
         raise fail(
-            READ_003,
+            codes.BUILTIN_READ_003,
             f"{raw!r} is not valid {encoding} (byte {err.start}); read it with `binary: true`",
             path=raw,
         ) from None

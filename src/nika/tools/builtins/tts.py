@@ -21,6 +21,7 @@ from array import array
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nika import codes
 from nika.check.capability import CODE as UNSERVED_CODE
 from nika.check.capability import SERVED_PROVIDERS, call_provider, refusal_detail
 from nika.stdlib.media import TTS_GENERATE, TTS_PROVIDERS
@@ -29,8 +30,8 @@ from nika.tools.builtins._files import write_bytes
 from nika.tools.builtins._paths import judged
 from nika.tools.builtins.date import iso
 
-TTS_001 = "NIKA-BUILTIN-TTS_GENERATE-001"
-TTS_006 = "NIKA-BUILTIN-TTS_GENERATE-006"
+TTS_001 = codes.BUILTIN_TTS_GENERATE_001
+TTS_006 = codes.BUILTIN_TTS_GENERATE_006
 _NAME: Final = "nika:tts_generate"
 _MOCK_MODEL: Final = "mock-tts-1"
 _SLUG: Final = re.compile(r"[^a-z0-9._-]+")

@@ -12,10 +12,9 @@ from typing import Any
 import jsonschema
 import yaml
 
+from nika import codes
 from nika.stdlib.data import VALIDATE, read_schema
 from nika.tools.builtins._base import Builtin, Context, fail
-
-VALIDATE_002 = "NIKA-BUILTIN-VALIDATE-002"
 
 
 def _pointer(parts: Any) -> str:
@@ -32,7 +31,8 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
             data = yaml.safe_load(data)
         except yaml.YAMLError as err:
             raise fail(
-                VALIDATE_002, f"`data:` does not parse as YAML: {str(err).splitlines()[0]}"
+                codes.BUILTIN_VALIDATE_002,
+                f"`data:` does not parse as YAML: {str(err).splitlines()[0]}",
             ) from None
     errors = sorted(
         (

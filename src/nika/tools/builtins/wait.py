@@ -7,12 +7,10 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from nika import codes
 from nika.stdlib.core import NO_CAP, WAIT
 from nika.syntax.durations import parse_duration
 from nika.tools.builtins._base import Builtin, Context, fail
-
-WAIT_001 = "NIKA-BUILTIN-WAIT-001"
-WAIT_002 = "NIKA-BUILTIN-WAIT-002"
 
 
 def _seconds(text: str) -> float:
@@ -34,14 +32,14 @@ async def run(args: Mapping[str, Any], ctx: Context) -> None:
     remaining = (until - ctx.now()).total_seconds()
     if remaining < 0:
         raise fail(
-            WAIT_002,
+            codes.BUILTIN_WAIT_002,
             f"`until: {args['until']}` is already in the past; pass a future "
             "timestamp (or drop the wait)",
             until=args["until"],
         )
     if "timeout" in args and remaining > _seconds(args["timeout"]):
         raise fail(
-            WAIT_001,
+            codes.BUILTIN_WAIT_001,
             f"`until: {args['until']}` is {remaining:.0f}s away, beyond "
             f"`timeout: {args['timeout']}`; raise the timeout or pick an earlier instant",
             until=args["until"],

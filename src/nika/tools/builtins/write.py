@@ -10,13 +10,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from nika import codes
 from nika.stdlib.files import WRITE
 from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import write_bytes
 from nika.tools.builtins._paths import judged
-
-WRITE_001 = "NIKA-BUILTIN-WRITE-001"
-WRITE_002 = "NIKA-BUILTIN-WRITE-002"
 
 
 def payload(content: Any) -> bytes:
@@ -34,10 +32,12 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
     raw = args["path"]
     path = judged(ctx, raw, "fs.write")
     if path.real.is_dir():
-        raise fail(WRITE_001, f"{raw!r} is a directory; write to a file path", path=raw)
+        raise fail(
+            codes.BUILTIN_WRITE_001, f"{raw!r} is a directory; write to a file path", path=raw
+        )
     if path.real.exists() and not args.get("overwrite", True):
         raise fail(
-            WRITE_002,
+            codes.BUILTIN_WRITE_002,
             f"{raw!r} already exists and `overwrite: false`; pick a new path "
             "or allow the overwrite",
             path=raw,
@@ -48,7 +48,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
         # with a judge that allowed the write, the boundary creates the tree.
         if not (args.get("create_dirs", False) or ctx.judge is not None):
             raise fail(
-                WRITE_001,
+                codes.BUILTIN_WRITE_001,
                 f"the parent directory of {raw!r} does not exist; pass "
                 "`create_dirs: true` to create it (or fix a typo'd path)",
                 path=raw,
@@ -57,10 +57,12 @@ async def run(args: Mapping[str, Any], ctx: Context) -> str:
             parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise fail(
-                WRITE_001, f"cannot create the directory of {raw!r}: {err.strerror}", path=raw
+                codes.BUILTIN_WRITE_001,
+                f"cannot create the directory of {raw!r}: {err.strerror}",
+                path=raw,
             ) from None
     await write_bytes(path.real, payload(args["content"]), raw, ctx.max_file_bytes,
-                      code=WRITE_001)
+                      code=codes.BUILTIN_WRITE_001)
     return str(raw)
 
 
