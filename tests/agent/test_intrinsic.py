@@ -23,6 +23,7 @@ from nika.agent.fakes import RecordingExecutor, ScriptedProvider, answer, call, 
 from nika.agent.intrinsic import intrinsic_named
 from nika.agent.observe import AgentEvent
 from nika.errors import NikaError
+from nika.stdlib import LOOP_ONLY
 
 
 def _context(sink: Any = None) -> LoopContext:
@@ -48,6 +49,12 @@ def test_the_registry_holds_done_as_a_builtin_with_unique_names() -> None:
 )
 def test_is_loop_only_names_exactly_the_intrinsics(name: str, loop_only: bool) -> None:
     assert is_loop_only(name) is loop_only
+
+
+def test_every_intrinsic_has_its_standalone_refusal_code_and_nothing_else_does() -> None:
+    # check and run read the refusal code from LOOP_ONLY: an intrinsic without a row would
+    # be invoked standalone at check time without a finding
+    assert sorted(LOOP_ONLY) == sorted(i.definition.name for i in INTRINSICS)
 
 
 @pytest.mark.parametrize(

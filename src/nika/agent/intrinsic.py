@@ -5,11 +5,12 @@ and a call to it is never dispatched to a `ToolExecutor`. Any upstream definitio
 intrinsic's name (an MCP server or executor advertising `nika:done`) is dropped from the
 universe, so a poisoned definition can never shadow the loop-owned one.
 
-Outside a loop an intrinsic has no meaning: a standalone `invoke:` of one is refused by the
-checker (`NIKA-BUILTIN-DONE-001`, `NIKA-BUILTIN-COMPOSE-001`); `is_loop_only` tells it which
-names those are.
+Outside a loop an intrinsic has no meaning: a standalone `invoke:` of one is refused, at check
+and at run alike, with the code `nika.stdlib.LOOP_ONLY` gives it (`NIKA-BUILTIN-DONE-001`,
+`NIKA-BUILTIN-COMPOSE-001`).
 
-To add one, implement the `Intrinsic` protocol and list it in `INTRINSICS`. An intrinsic module
+To add one, implement the `Intrinsic` protocol, list it in `INTRINSICS` and give it its row in
+`LOOP_ONLY` (a test pins that the two name the same builtins). An intrinsic module
 that needs this module's names for annotations only should import them under TYPE_CHECKING,
 so the registry can import it back without a cycle.
 """

@@ -11,18 +11,13 @@ argument carrying a `${{ … }}` island is the run's to judge, as far as its sha
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Final
+from typing import Any
 
 from nika import codes
 from nika.check.context import CheckContext, Finding
 from nika.errors import NikaError
-from nika.stdlib import DECLARATIONS, NAMES
+from nika.stdlib import DECLARATIONS, LOOP_ONLY, NAMES
 from nika.syntax.model import AgentBody, InvokeBody, Task
-
-_LOOP_ONLY: Final = {
-    "nika:done": (codes.BUILTIN_DONE_001, "the loop-completion sentinel"),
-    "nika:compose": (codes.BUILTIN_COMPOSE_001, "the agent's self-check intrinsic"),
-}
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -55,8 +50,8 @@ def _invoke(
     if tool not in NAMES:
         yield _unknown(ctx, tool, at)
         return
-    if tool in _LOOP_ONLY:
-        code, role = _LOOP_ONLY[tool]
+    if tool in LOOP_ONLY:
+        code, role = LOOP_ONLY[tool]
         yield ctx.error(
             code,
             f"task `{task.id}` invokes `{tool}` standalone; it is {role} and is valid only "

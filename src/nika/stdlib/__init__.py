@@ -19,8 +19,11 @@ from typing import Final
 
 from nika.stdlib import core, data, date, files, media, net
 from nika.stdlib._declare import CONTRACT, Declaration, Problem, Refusal, Rule
+from nika.stdlib.core import LOOP_ONLY
 
-__all__ = ["CONTRACT", "DECLARATIONS", "NAMES", "Declaration", "Problem", "Refusal", "Rule"]
+__all__ = [
+    "CONTRACT", "DECLARATIONS", "LOOP_ONLY", "NAMES", "Declaration", "Problem", "Refusal", "Rule",
+]
 
 DECLARATIONS: Final[Mapping[str, Declaration]] = {
     d.name: d

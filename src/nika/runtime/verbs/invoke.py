@@ -18,12 +18,12 @@ from typing import Any, Final
 import jsonschema
 
 from nika import codes
-from nika.agent.intrinsic import is_loop_only
 from nika.agent.seams import ToolDefinition, ToolExecutor
 from nika.errors import NikaError
 from nika.runtime.frames import ToolInvoked, UnitAttempt, VerbInvoked
 from nika.runtime.pause import PauseRequested, prompt_payload
 from nika.runtime.services import RunServices, servers_down
+from nika.stdlib import LOOP_ONLY
 from nika.syntax.binding import interpolate
 from nika.syntax.model import InvokeBody, Task
 from nika.tools.builtins.prompt import PROMPT_001, supplied_answer
@@ -33,8 +33,6 @@ ChildRunner = Callable[[Path, Mapping[str, Any], UnitAttempt], Awaitable[Any]]
 frames nest the child's); returns its `outputs` object."""
 
 PROMPT: Final = "nika:prompt"
-_LOOP_ONLY_CODES: Final = {"nika:done": codes.BUILTIN_DONE_001,
-                           "nika:compose": codes.BUILTIN_COMPOSE_001}
 
 
 async def run_invoke(
@@ -46,9 +44,10 @@ async def run_invoke(
     if body.workflow is not None:
         return await _child(task, body.workflow, args, services, child, unit)
     name = body.tool or ""
-    if is_loop_only(name):
+    loop_only = LOOP_ONLY.get(name)
+    if loop_only is not None:
         raise NikaError(
-            _LOOP_ONLY_CODES.get(name, codes.BUILTIN_DONE_001),
+            loop_only[0],
             f"task {task.id!r}: {name} only means something inside an `agent:` loop; grant it "
             "in an agent's `tools:` instead of invoking it",
             details={"task": task.id, "tool": name},
