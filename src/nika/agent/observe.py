@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Final, Literal
 
 Outcome = Literal["success", "failure", "cancelled"]
 RouteMode = Literal["passthrough", "ranked", "fail_open"]
@@ -125,3 +125,10 @@ class Finished(AgentEvent):
     turns: int
     tokens: int
     error_code: str | None = None
+
+
+DECISIONS: Final[tuple[type[AgentEvent], ...]] = (
+    ToolsSelected, Nudged, Stalled, ComposeChecked, BudgetCheckpoint)
+"""The loop's own decisions (routing, the stall guard, the self-check, the budget): the events
+no trace verb and no GenAI convention covers, so every sink records each under a name of its
+own (the journal's `agent_*` kinds, OpenTelemetry's `nika.agent.*` log events)."""

@@ -37,15 +37,11 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, Protocol, TypeVar
 
 from nika.agent.observe import (
+    DECISIONS,
     AgentEvent,
-    BudgetCheckpoint,
-    ComposeChecked,
     ModelCalled,
-    Nudged,
     RunStarted,
-    Stalled,
     ToolCompleted,
-    ToolsSelected,
     TurnStarted,
 )
 from nika.canonical import loose_json
@@ -360,19 +356,17 @@ class PermitChecked(Frame):
     why: str
 
 
+_SPEC_NAMES: Final = {"nudged": "nudge"}  # spec 17 names the nudge's kind by the noun
+
 AGENT_KINDS: Final[Mapping[type[AgentEvent], str]] = {
     RunStarted: "verb_invoked",
     TurnStarted: "verb_invoked",
     ModelCalled: "cost_incurred",
     ToolCompleted: "tool_invoked",
-    ToolsSelected: "agent_tools_selected",
-    Nudged: "agent_nudge",
-    Stalled: "agent_stalled",
-    ComposeChecked: "agent_compose_checked",
-    BudgetCheckpoint: "agent_budget_checkpoint",
+    **{event: f"agent_{_SPEC_NAMES.get(event.kind, event.kind)}" for event in DECISIONS},
 }
-"""AgentEvent type → 17-trace kind (`Finished` folds into the task's terminal frame; an
-event type the loop adds later is still framed, as `verb_invoked`)."""
+"""AgentEvent type → 17-trace kind: a decision is its own `agent_*` kind (`Finished` folds into
+the task's terminal frame; an event type the loop adds later is still framed, as `verb_invoked`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -41,16 +41,13 @@ from opentelemetry.util.types import AttributeValue
 
 from nika import __version__
 from nika.agent.observe import (
+    DECISIONS,
     AgentEvent,
-    BudgetCheckpoint,
-    ComposeChecked,
     Finished,
     ModelCalled,
-    Nudged,
     RunStarted,
     Stalled,
     ToolCompleted,
-    ToolsSelected,
 )
 from nika.runtime.frames import UnitAttempt
 from nika.runtime.journal import FrameRef
@@ -85,13 +82,12 @@ NIKA_AGENT_UNIVERSE: Final = "nika.agent.universe"
 NIKA_TOOL_SOURCE: Final = "nika.tool.source"
 NIKA_TOOL_RESULT_BYTES: Final = "nika.tool.result_bytes"
 DECISION_EVENTS: Final[Mapping[type[AgentEvent], tuple[str, SeverityNumber]]] = {
-    ToolsSelected: ("nika.agent.tools_selected", SeverityNumber.INFO),
-    Nudged: ("nika.agent.nudged", SeverityNumber.INFO),
-    Stalled: ("nika.agent.stalled", SeverityNumber.WARN),
-    ComposeChecked: ("nika.agent.compose_checked", SeverityNumber.INFO),
-    BudgetCheckpoint: ("nika.agent.budget_checkpoint", SeverityNumber.INFO),
+    event: (NIKA_AGENT_PREFIX + event.kind,
+            SeverityNumber.WARN if event is Stalled else SeverityNumber.INFO)
+    for event in DECISIONS
 }
-"""AgentEvent type → (log event name, severity) for the decisions no convention covers."""
+"""AgentEvent type → (log event name, severity) for the decisions no convention covers (a
+stall is the one warning)."""
 
 _TOOL_TYPES: Final = {"mcp": "extension"}  # builtins and loop-served tools run in-process
 
