@@ -28,11 +28,12 @@ path including cancellation (re-raised after `Finished(outcome='cancelled')`).
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, ParamSpec
 
 from nika import codes
 from nika.agent._dispatch import CallIds, Dispatcher, Served
@@ -80,6 +81,7 @@ from nika.errors import NikaError
 from nika.prices import is_priced
 from nika.syntax.globs import Whitelist
 
+_P = ParamSpec("_P")
 _DONE: Final = "nika:done"
 
 
@@ -395,23 +397,21 @@ async def run_agent(
     return await run.run()
 
 
-def run_agent_sync(
-    spec: AgentSpec,
-    *,
-    provider: Provider,
-    tools: ToolExecutor | None = None,
-    observer: AgentObserver | None = None,
-    config: AgentConfig | None = None,
-    intrinsics: Sequence[Intrinsic] | None = None,
-) -> AgentResult:
-    """`run_agent` for synchronous callers (starts its own event loop; not from async code)."""
-    return asyncio.run(
-        run_agent(
-            spec,
-            provider=provider,
-            tools=tools,
-            observer=observer,
-            config=config,
-            intrinsics=intrinsics,
-        )
-    )
+def _blocking(
+    run: Callable[_P, Coroutine[Any, Any, AgentResult]], name: str, doc: str
+) -> Callable[_P, AgentResult]:
+    """`run` for synchronous callers: each call starts its own event loop. The signature is
+    `run`'s own (one declaration; `inspect.signature` follows `__wrapped__`)."""
+
+    @functools.wraps(run)
+    def blocking(*args: _P.args, **kwargs: _P.kwargs) -> AgentResult:
+        return asyncio.run(run(*args, **kwargs))
+
+    blocking.__name__ = blocking.__qualname__ = name
+    blocking.__doc__ = doc
+    return blocking
+
+
+run_agent_sync = _blocking(
+    run_agent, "run_agent_sync",
+    "`run_agent` for synchronous callers (starts its own event loop; not from async code).")

@@ -12,11 +12,12 @@ and not at all under `read_side_files=False`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, ParamSpec
 
 from nika import codes
 from nika._gc import gc_paused
@@ -43,6 +44,8 @@ RUNGS: Final[tuple[str, ...]] = (
 )
 """The ladder, in order. Adding a rung is one line here (a module with `run(ctx)`)."""
 
+_P = ParamSpec("_P")
+
 __all__ = ["CheckContext", "Checked", "RUNGS", "Verdict", "check", "check_workflow"]
 
 
@@ -64,15 +67,17 @@ class Checked:
         return self.workflow if self.verdict.valid else None
 
 
-def check(
+def check_workflow(
     text: str | bytes,
     path: str | None = None,
     *,
     base_dir: Path | None = None,
     read_side_files: bool = True,
     lint: bool = False,
-) -> Verdict:
-    """Check a workflow's source and return its `Verdict`; never raises.
+) -> Checked:
+    """Check a workflow's source: its `Verdict` and the model it judged, in one `Checked`;
+    never raises. `nika run` executes `Checked.runnable` — the very model the rungs judged —
+    instead of building it again.
 
     `path` names the file (for locations and for resolving side files); `base_dir`
     overrides the directory side files resolve from (default: the file's directory,
@@ -82,30 +87,29 @@ def check(
     `lint=True` also runs the preference rules (`nika.check.lint`) into `Verdict.lints`;
     they judge the shape of whatever model was built, whether or not the rungs refuse it.
     """
-    return check_workflow(
-        text, path, base_dir=base_dir, read_side_files=read_side_files, lint=lint
-    ).verdict
-
-
-def check_workflow(
-    text: str | bytes,
-    path: str | None = None,
-    *,
-    base_dir: Path | None = None,
-    read_side_files: bool = True,
-    lint: bool = False,
-) -> Checked:
-    """`check`, keeping the model it built: the verdict and the workflow, in one `Checked`.
-
-    The arguments are `check`'s; it never raises either. `nika run` executes
-    `Checked.runnable` — the very model the rungs judged — instead of building it again.
-    """
     try:
         with gc_paused():
             return _check(text, path, base_dir, read_side_files, lint)
     except Exception as exc:  # the never-raise contract: a crash is a finding, and a bug
         errors = [_internal(exc, "the check pipeline")]
         return Checked(refused(errors, lints=() if lint else None))
+
+
+def _verdict_only(checked: Callable[_P, Checked]) -> Callable[_P, Verdict]:
+    """`checked` giving back the verdict alone, with `checked`'s own signature (declared once;
+    `inspect.signature` follows `__wrapped__`)."""
+
+    @functools.wraps(checked)
+    def verdict(*args: _P.args, **kwargs: _P.kwargs) -> Verdict:
+        return checked(*args, **kwargs).verdict
+
+    verdict.__name__ = verdict.__qualname__ = "check"
+    verdict.__doc__ = ("Check a workflow's source and return its `Verdict`; never raises. The "
+                       "arguments are `check_workflow`'s (which also keeps the model).")
+    return verdict
+
+
+check = _verdict_only(check_workflow)
 
 
 def _check(
