@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import blake3
@@ -61,43 +61,40 @@ def _key_bytes(text: str) -> bytes | None:
     return None
 
 
-def _private_key(text: str) -> Ed25519PrivateKey:
+def _key(text: str, from_pem: Callable[[bytes], object],
+         from_raw: Callable[[bytes], object]) -> object:
+    """The key `text` holds, as a PEM or as 32 raw bytes in hex/base64; else None (the
+    caller judges its type: a PEM may hold a key of another algorithm)."""
     if "-----BEGIN" in text:
         try:
-            key = serialization.load_pem_private_key(text.encode(), password=None)
+            return from_pem(text.encode())
         except (ValueError, TypeError):
-            key = None
-        if isinstance(key, Ed25519PrivateKey):
-            return key
-    else:
-        raw = _key_bytes(text)
-        if raw is not None:
-            return Ed25519PrivateKey.from_private_bytes(raw)
-    # The key is a secret: the detail never quotes it.
-    raise fail(
-        codes.BUILTIN_HASH_001,
-        "`key:` is not an Ed25519 private key; pass a PKCS#8 PEM or the "
-        "32-byte seed in hex/base64 (e.g. from `nika key init`)",
-    )
+            return None
+    raw = _key_bytes(text)
+    return None if raw is None else from_raw(raw)
+
+
+def _private_key(text: str) -> Ed25519PrivateKey:
+    key = _key(text, lambda pem: serialization.load_pem_private_key(pem, password=None),
+               Ed25519PrivateKey.from_private_bytes)
+    if not isinstance(key, Ed25519PrivateKey):  # the key is a secret: the detail never quotes it
+        raise fail(
+            codes.BUILTIN_HASH_001,
+            "`key:` is not an Ed25519 private key; pass a PKCS#8 PEM or the "
+            "32-byte seed in hex/base64 (e.g. from `nika key init`)",
+        )
+    return key
 
 
 def _public_key(text: str) -> Ed25519PublicKey:
-    if "-----BEGIN" in text:
-        try:
-            key = serialization.load_pem_public_key(text.encode())
-        except ValueError:
-            key = None
-        if isinstance(key, Ed25519PublicKey):
-            return key
-    else:
-        raw = _key_bytes(text)
-        if raw is not None:
-            return Ed25519PublicKey.from_public_bytes(raw)
-    raise fail(
-        codes.BUILTIN_HASH_001,
-        f"`public_key: {text[:80]!r}` is not an Ed25519 public key; pass a "
-        "PEM (SubjectPublicKeyInfo) or the 32 raw bytes in hex/base64",
-    )
+    key = _key(text, serialization.load_pem_public_key, Ed25519PublicKey.from_public_bytes)
+    if not isinstance(key, Ed25519PublicKey):
+        raise fail(
+            codes.BUILTIN_HASH_001,
+            f"`public_key: {text[:80]!r}` is not an Ed25519 public key; pass a "
+            "PEM (SubjectPublicKeyInfo) or the 32 raw bytes in hex/base64",
+        )
+    return key
 
 
 def digest(data: bytes, algo: str) -> bytes:
