@@ -97,18 +97,12 @@ def _egress(shape: Shape, raw: Any, at: KeyPath, secret: str) -> tuple[Egress, .
             )
             continue
         if host is not None and not isinstance(host, str):
-            shape.report(
-                codes.PARSE_019,
-                f"`egress[].host:` must be a literal host name, got {show(host)}",
-                (*here, "host"),
-            )
+            shape.misfit(codes.PARSE_019, "`egress[].host:`", "a literal host name", host,
+                         (*here, "host"))
             continue
         if not isinstance(from_self, bool):
-            shape.report(
-                codes.PARSE_019,
-                f"`host_from_self:` must be true or false, got {show(from_self)}",
-                (*here, "host_from_self"),
-            )
+            shape.misfit(codes.PARSE_019, "`host_from_self:`", "true or false", from_self,
+                         (*here, "host_from_self"))
             continue
         if to is not None:
             out.append(Egress(to, host, from_self))

@@ -116,11 +116,8 @@ def build(doc: Document) -> tuple[Workflow | None, list[NikaError]]:
             ("tasks",),
         )
     elif not isinstance(raw_tasks, Mapping) or not raw_tasks:
-        shape.report(
-            codes.PARSE_002,
-            f"`tasks:` must be a non-empty map of task id → task, got {show(raw_tasks)}",
-            ("tasks",),
-        )
+        shape.misfit(codes.PARSE_002, "`tasks:`", "a non-empty map of task id → task",
+                     raw_tasks, ("tasks",))
     else:
         tasks = build_tasks(shape, raw_tasks)
     model = None

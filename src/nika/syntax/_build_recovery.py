@@ -31,9 +31,7 @@ def _codes(shape: Shape, raw: Any, at: KeyPath, what: str, code: str) -> tuple[s
         or not raw
         or not all(isinstance(c, str) and CODE_RE.match(c) for c in raw)
     ):
-        shape.report(
-            code, f"{what} must be a non-empty list of NIKA-<NS>-<NNN> codes, got {show(raw)}", at
-        )
+        shape.misfit(code, what, "a non-empty list of NIKA-<NS>-<NNN> codes", raw, at)
         return ()
     return tuple(raw)
 

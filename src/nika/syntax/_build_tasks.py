@@ -235,11 +235,8 @@ def _for_each(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> ForEach | Non
         return None
     items = raw["items"]
     if not isinstance(items, (str, list)):
-        shape.report(
-            codes.PARSE_019,
-            f"`for_each.items` must be a list or a `${{{{ }}}}` expression, got {show(items)}",
-            (*at, "items"),
-        )
+        shape.misfit(codes.PARSE_019, "`for_each.items`", "a list or a `${{ }}` expression",
+                     items, (*at, "items"))
         return None
     cap = None
     if "max_parallel" in raw:

@@ -198,11 +198,8 @@ def _exec(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Exe
             or not value
             or not all(isinstance(a, (str, int, float)) for a in value)
         ):
-            shape.report(
-                codes.PARSE_019,
-                f"`command:` must be a non-empty argv list of strings, got {show(value)}",
-                (*at, "command"),
-            )
+            shape.misfit(codes.PARSE_019, "`command:`", "a non-empty argv list of strings",
+                         value, (*at, "command"))
         else:
             command = tuple(value)
             problem = fields.literal_problem("exec", "command[0]", value[0])
@@ -216,11 +213,8 @@ def _exec(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Exe
     else:
         value = raw["shell"]
         if not isinstance(value, str) or not value.strip():
-            shape.report(
-                codes.PARSE_019,
-                f"`shell:` must be a non-empty command line, got {show(value)}",
-                (*at, "shell"),
-            )
+            shape.misfit(codes.PARSE_019, "`shell:`", "a non-empty command line", value,
+                         (*at, "shell"))
         else:
             shell = value
     env = raw.get("env", {})
@@ -274,11 +268,8 @@ def _invoke(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> I
     if args is None:
         args = {}
     if not isinstance(args, Mapping):
-        shape.report(
-            codes.PARSE_019,
-            f"`args:` of task `{tid}` must be a map of argument → value, got {show(args)}",
-            (*at, "args"),
-        )
+        shape.misfit(codes.PARSE_019, f"`args:` of task `{tid}`", "a map of argument → value",
+                     args, (*at, "args"))
         return None
     if has_wf:
         target = shape.string(

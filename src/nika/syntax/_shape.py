@@ -45,7 +45,7 @@ class Shape:
         """Whether `value` is a mapping; reports `code` when it is not."""
         if isinstance(value, Mapping):
             return True
-        self.report(code, f"{what} must be a mapping, got {show(value)}", path)
+        self.misfit(code, what, "a mapping", value, path)
         return False
 
     def closed(
@@ -79,13 +79,17 @@ class Shape:
                 )
         return clean
 
+    def misfit(self, code: str, what: str, wanted: str, value: Any, path: KeyPath) -> None:
+        """Report that `value` is not `wanted` (the one sentence of every typed read)."""
+        self.report(code, f"{what} must be {wanted}, got {show(value)}", path)
+
     def string(
         self, value: Any, path: KeyPath, what: str, code: str = codes.PARSE_019
     ) -> str | None:
         """`value` when it is a string, else report and return None."""
         if isinstance(value, str):
             return value
-        self.report(code, f"{what} must be a string, got {show(value)}", path)
+        self.misfit(code, what, "a string", value, path)
         return None
 
     def strings(
@@ -94,7 +98,7 @@ class Shape:
         """A list of strings as a tuple, else report and return None."""
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return tuple(value)
-        self.report(code, f"{what} must be a list of strings, got {show(value)}", path)
+        self.misfit(code, what, "a list of strings", value, path)
         return None
 
     def integer(
@@ -108,7 +112,7 @@ class Shape:
         ):
             return value
         bound = f" ≥ {minimum}" if minimum is not None else ""
-        self.report(code, f"{what} must be an integer{bound}, got {show(value)}", path)
+        self.misfit(code, what, f"an integer{bound}", value, path)
         return None
 
     def boolean(
@@ -117,5 +121,5 @@ class Shape:
         """A YAML boolean, else report and return None."""
         if isinstance(value, bool):
             return value
-        self.report(code, f"{what} must be true or false, got {show(value)}", path)
+        self.misfit(code, what, "true or false", value, path)
         return None
