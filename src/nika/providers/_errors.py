@@ -166,25 +166,21 @@ def _status(exc: Any, ctx: ErrorContext, now: float) -> NikaError:
     )
 
 
+def _network(ctx: ErrorContext, detail: str) -> NikaError:
+    """A failure on the way to the server: a network error, always worth another attempt."""
+    return _error(ctx, detail, category="network_error", transient=True)
+
+
 def _timeout(exc: Any, ctx: ErrorContext, now: float) -> NikaError:
-    return _error(
-        ctx,
-        f"{ctx.provider} did not answer within the deadline ({ctx.base_url}); raise the task's "
-        "timeout: if the model needs longer",
-        category="network_error",
-        transient=True,
-    )
+    return _network(ctx, f"{ctx.provider} did not answer within the deadline ({ctx.base_url}); "
+                         "raise the task's timeout: if the model needs longer")
 
 
 def _connection(exc: Any, ctx: ErrorContext, now: float) -> NikaError:
     cause = exc.__cause__ or exc
-    return _error(
-        ctx,
-        f"could not reach {ctx.provider} at {ctx.base_url} ({type(cause).__name__}: {cause}); "
-        "check that the server is running and the base URL is right",
-        category="network_error",
-        transient=True,
-    )
+    return _network(ctx, f"could not reach {ctx.provider} at {ctx.base_url} "
+                         f"({type(cause).__name__}: {cause}); check that the server is running "
+                         "and the base URL is right")
 
 
 def _malformed_exc(exc: Any, ctx: ErrorContext, now: float) -> NikaError:
