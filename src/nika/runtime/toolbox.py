@@ -16,7 +16,7 @@ from nika.runtime.inspect_cell import LiveInspect
 from nika.runtime.permits import PermitGate
 from nika.runtime.verbs.agent import reachable_servers
 from nika.syntax.model import AgentBody, InvokeBody, Task, Workflow
-from nika.tools.builtins import BuiltinExecutor, PromptIO
+from nika.tools.builtins import BuiltinExecutor, Context, PromptIO
 
 
 class Toolbox:
@@ -39,10 +39,10 @@ class Toolbox:
         self._mcp = mcp
         cell = LiveInspect(workflow)  # `nika:inspect` reads the run, seeded before task one
         bus.attach(cell)
-        self._builtins = BuiltinExecutor(
-            base_dir=base_dir, judge=gate.judge, masker=mask, prompt_io=prompt_io,
-            events=self._entry, loopback_grants=gate.judge.loopback_hosts(), inspect=cell,
-        )
+        self._builtins = BuiltinExecutor(Context(
+            base_dir=base_dir, judge=gate.judge, prompt_io=prompt_io, events=self._entry,
+            loopback_grants=gate.judge.loopback_hosts(), inspect=cell,
+        ), masker=mask)
 
     def _entry(self, kind: Literal["log", "emit"], fields: Mapping[str, Any]) -> None:
         entry = dict(fields)

@@ -14,7 +14,7 @@ import pytest
 
 from nika.check.effects import Effect
 from nika.errors import NikaError
-from nika.tools.builtins import BuiltinExecutor
+from nika.tools.builtins import BuiltinExecutor, Context
 
 
 class RecordingJudge:
@@ -55,7 +55,8 @@ def make(base: Path, judge: RecordingJudge) -> Callable[..., BuiltinExecutor]:
         kwargs.setdefault("base_dir", base)
         kwargs.setdefault("judge", judge)
         kwargs.setdefault("task", "t1")
-        return BuiltinExecutor(**kwargs)
+        masker = kwargs.pop("masker", None)
+        return BuiltinExecutor(Context(**kwargs), masker=masker)
 
     return factory
 

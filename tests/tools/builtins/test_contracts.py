@@ -28,7 +28,7 @@ from nika.errors import NikaError
 from nika.stdlib import DECLARATIONS
 from nika.syntax.loader import load_document
 from nika.syntax.model import build_workflow
-from nika.tools.builtins import BuiltinExecutor
+from nika.tools.builtins import BuiltinExecutor, Context
 
 B = "NIKA-BUILTIN-001"
 SSRF = "NIKA-SEC-005"
@@ -296,8 +296,8 @@ async def executed(name: str, args: Mapping[str, Any], base: Path) -> str | None
     async def no_sleep(_seconds: float) -> None:
         return None
 
-    executor = BuiltinExecutor(base_dir=base, now=lambda: NOW, sleep=no_sleep,
-                               random_bytes=lambda n: bytes(n))
+    executor = BuiltinExecutor(Context(base_dir=base, now=lambda: NOW, sleep=no_sleep,
+                                       random_bytes=lambda n: bytes(n)))
     result = await executor.call(name, args)
     return result.error.code if result.error is not None else None
 

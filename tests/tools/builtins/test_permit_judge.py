@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from nika.check.judge import PermitJudge
-from nika.tools.builtins import BuiltinExecutor
+from nika.tools.builtins import BuiltinExecutor, Context
 
 
 def _executor(base: Path, permits: dict) -> BuiltinExecutor:
     judge = PermitJudge.from_permits(permits)
     return BuiltinExecutor(
-        base_dir=base, judge=judge, task="t", loopback_grants=judge.loopback_hosts()
+        Context(base_dir=base, judge=judge, task="t", loopback_grants=judge.loopback_hosts())
     )
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from nika.tools.builtins import BuiltinExecutor
+from nika.tools.builtins import BuiltinExecutor, Context
 
 
 async def test_write_text_returns_the_path_as_written(make, judge, base: Path):
@@ -29,7 +29,7 @@ async def test_write_refused_path_is_never_written(make, judge, base: Path):
 
 
 async def test_write_overwrite_false_and_missing_parent(base: Path):
-    ex = BuiltinExecutor(base_dir=base)  # no judge: create_dirs: false is enforced
+    ex = BuiltinExecutor(Context(base_dir=base))  # no judge: create_dirs: false is enforced
     (base / "x.txt").write_text("old")
     exists = (
         await ex.call("nika:write", {"path": "x.txt", "content": "new", "overwrite": False})

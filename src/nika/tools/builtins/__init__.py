@@ -13,14 +13,10 @@ by its category.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import difflib
-import os
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
-from pathlib import Path
 from typing import Any, Final
 
 from nika import codes
@@ -61,13 +57,13 @@ from nika.tools.builtins._base import (
     EntrySink,
     InspectSource,
     PromptIO,
-    utc_now,
 )
 from nika.tools.builtins.prompt import TerminalPromptIO
 
 __all__ = [
     "BUILTINS",
     "BuiltinExecutor",
+    "Context",
     "EffectJudge",
     "EntrySink",
     "InspectSource",
@@ -97,50 +93,13 @@ _LOOP_SERVED: Final = frozenset({"nika:done", "nika:compose"})
 class BuiltinExecutor:
     """Serves the `nika:*` builtins to `invoke:` tasks and agent loops (`ToolExecutor`).
 
-    One executor per task is cheap (`for_task`); `base_dir` is the workflow's directory, the
-    root every fs path resolves against. `judge` rules on each fs/net effect (None: nothing is
-    judged — an embedding without `permits:`); `loopback_grants` are the exact loopback
-    literals of `permits.net.http` (the SSRF-floor carve-out); `data_as_code_lifted` is the
-    task's `lift: [{law: data-as-code}]`. `masker` hides secrets in every content, detail and
-    value. `prompt_io` is the human (None: non-interactive); `events` receives log/emit
-    entries; `inspect` serves `nika:inspect`. `now`, `random_bytes` and `sleep` are the
-    injectable clock, entropy and timer of uuid/date/wait. `max_file_bytes` is the file
-    builtins' cap (a file read, a content written or hashed; README "Operating nika run").
+    `context` is everything a builtin may touch besides its args (`Context`: the workflow's
+    directory, the effect judge, the human, the injectable clock …). `masker` hides secrets
+    in every content, detail and value. One executor per task is cheap (`for_task`).
     """
 
-    def __init__(
-        self,
-        *,
-        base_dir: Path,
-        judge: EffectJudge | None = None,
-        task: str | None = None,
-        masker: Masker | None = None,
-        prompt_io: PromptIO | None = None,
-        events: EntrySink | None = None,
-        inspect: InspectSource | None = None,
-        loopback_grants: frozenset[str] = frozenset(),
-        data_as_code_lifted: bool = False,
-        now: Callable[[], datetime] = utc_now,
-        random_bytes: Callable[[int], bytes] = os.urandom,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        fetch_timeout_s: float = 30.0,
-        max_file_bytes: int = 32 * 1024 * 1024,
-    ) -> None:
-        self._ctx = Context(
-            base_dir=Path(base_dir),
-            judge=judge,
-            task=task,
-            prompt_io=prompt_io,
-            events=events,
-            inspect=inspect,
-            loopback_grants=frozenset(loopback_grants),
-            data_as_code_lifted=data_as_code_lifted,
-            now=now,
-            random_bytes=random_bytes,
-            sleep=sleep,
-            fetch_timeout_s=fetch_timeout_s,
-            max_file_bytes=max_file_bytes,
-        )
+    def __init__(self, context: Context, *, masker: Masker | None = None) -> None:
+        self._ctx = context
         self._mask = masker or Masker()
         self._definitions = tuple(
             ToolDefinition(ToolName(b.name), b.description, b.schema, source="builtin")

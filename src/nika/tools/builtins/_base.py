@@ -61,7 +61,16 @@ def utc_now() -> datetime:
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """Everything a builtin may touch besides its args. Built once per executor."""
+    """Everything a builtin may touch besides its args. Built once per executor.
+
+    `base_dir` is the workflow's directory, the root every fs path resolves against. `judge`
+    rules on each fs/net effect (None: nothing is judged — an embedding without `permits:`);
+    `loopback_grants` are the exact loopback literals of `permits.net.http` (the SSRF-floor
+    carve-out); `data_as_code_lifted` is the task's `lift: [{law: data-as-code}]`.
+    `prompt_io` is the human (None: non-interactive); `events` receives log/emit entries;
+    `inspect` serves `nika:inspect`. `now`, `random_bytes` and `sleep` are the injectable
+    clock, entropy and timer of uuid/date/wait.
+    """
 
     base_dir: Path
     judge: EffectJudge | None = None
