@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from nika import codes
 from nika.errors import NikaError
@@ -11,6 +11,9 @@ from nika.syntax.types import KeyPath
 
 if TYPE_CHECKING:
     from nika.syntax.loader import Document
+
+_T = TypeVar("_T")
+
 
 def show(value: Any, limit: int = 60) -> str:
     """A short, quoted rendering of an offending value for a diagnostic."""
@@ -87,10 +90,7 @@ class Shape:
         self, value: Any, path: KeyPath, what: str, code: str = codes.PARSE_019
     ) -> str | None:
         """`value` when it is a string, else report and return None."""
-        if isinstance(value, str):
-            return value
-        self.misfit(code, what, "a string", value, path)
-        return None
+        return self._typed(str, "a string", value, path, what, code)
 
     def strings(
         self, value: Any, path: KeyPath, what: str, code: str = codes.PARSE_019
@@ -119,7 +119,12 @@ class Shape:
         self, value: Any, path: KeyPath, what: str, code: str = codes.PARSE_019
     ) -> bool | None:
         """A YAML boolean, else report and return None."""
-        if isinstance(value, bool):
+        return self._typed(bool, "true or false", value, path, what, code)
+
+    def _typed(
+        self, kind: type[_T], wanted: str, value: Any, path: KeyPath, what: str, code: str
+    ) -> _T | None:
+        if isinstance(value, kind):
             return value
-        self.misfit(code, what, "true or false", value, path)
+        self.misfit(code, what, wanted, value, path)
         return None
