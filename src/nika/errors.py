@@ -98,3 +98,9 @@ class NikaError(Exception):
             out["line"] = self.location.line
             out["column"] = self.location.column
         return out
+
+
+def task_error(code: str, task: str, text: str, /, **details: Any) -> NikaError:
+    """A run's refusal of one task: the detail addressed to it (`task 'x': …`) and the task's
+    id first in `details` — how every such error reads, written once."""
+    return NikaError(code, f"task {task!r}: {text}", details={"task": task, **details})

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from nika import codes
-from nika.errors import NikaError
+from nika.errors import NikaError, task_error
 from nika.runtime.frames import (
     CheckpointWritten,
     TaskCacheHit,
@@ -73,11 +73,11 @@ def _loop_reads(value: Any) -> bool:
 
 
 def _internal(task: Task, exc: Exception) -> NikaError:
-    return NikaError(
-        codes.IMPL_001,
-        f"task {task.id!r}: the engine failed with {type(exc).__name__}: {exc}; this is an "
+    return task_error(
+        codes.IMPL_001, task.id,
+        f"the engine failed with {type(exc).__name__}: {exc}; this is an "
         "engine bug — please report it with the workflow",
-        details={"task": task.id, "exception": type(exc).__name__},
+        exception=type(exc).__name__,
     )
 
 
@@ -146,11 +146,11 @@ class Pipeline:
             return task.when is not False
         value = interpolate(task.when, env)
         if not isinstance(value, bool):
-            raise NikaError(
-                codes.VAR_006,
-                f"task {task.id!r}: `when:` evaluated to {value!r}, not a bool; compare it "
+            raise task_error(
+                codes.VAR_006, task.id,
+                f"`when:` evaluated to {value!r}, not a bool; compare it "
                 "explicitly (e.g. `!= null`, `> 0`)",
-                details={"task": task.id, "when": task.when},
+                when=task.when,
             )
         return value
 
@@ -160,12 +160,12 @@ class Pipeline:
         items = interpolate(task.for_each.items, env)
         if not isinstance(items, list):
             kind = "null" if items is None else type(items).__name__
-            raise NikaError(
-                codes.VAR_006,
-                f"task {task.id!r}: `for_each.items` evaluated to a {kind}, not an array; "
+            raise task_error(
+                codes.VAR_006, task.id,
+                f"`for_each.items` evaluated to a {kind}, not an array; "
                 "fan out over a list (gate a possibly-skipped producer with "
                 "`after: {{producer: success}}` or a `when:` size check)",
-                details={"task": task.id, "kind": kind},
+                kind=kind,
             )
         return items
 
@@ -357,10 +357,10 @@ class Pipeline:
                 source = str(ref.path[0])
                 status = await self._await_task(source, task.id)
                 if status != "success":
-                    raise NikaError(
-                        codes.VAR_001,
-                        f"task {task.id!r}: the recovery source {source!r} settled {status}, "
+                    raise task_error(
+                        codes.VAR_001, task.id,
+                        f"the recovery source {source!r} settled {status}, "
                         "so it has no value to recover with",
-                        details={"task": task.id, "source": source, "status": status},
+                        source=source, status=status,
                     )
         return interpolate(value, {**env, "tasks": self._views})

@@ -18,7 +18,7 @@ from nika.agent.loop import run_agent
 from nika.agent.seams import AgentObserver, ToolDefinition, ToolExecutor, ToolResult
 from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
-from nika.errors import NikaError
+from nika.errors import NikaError, task_error
 from nika.runtime.events import AgentFrames
 from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.services import EffectGate, RunServices, servers_down
@@ -75,11 +75,11 @@ def _skills(task: Task, paths: Sequence[str], workflow_dir: Path) -> str | None:
         # The same guarded read as the check: a regular file only, never past the cap.
         data = read_capped(path, MAX_SKILL_BYTES)
         if isinstance(data, Unreadable):
-            raise NikaError(
-                codes.AGENT_003,
-                f"task {task.id!r}: the skill file {raw!r} {data.why}; point `skills:` at a "
+            raise task_error(
+                codes.AGENT_003, task.id,
+                f"the skill file {raw!r} {data.why}; point `skills:` at a "
                 "SKILL.md file",
-                details={"task": task.id, "skill": raw},
+                skill=raw,
             )
         sections.append(data.decode("utf-8", "replace").strip())
     return "## Skills\n\n" + "\n\n---\n\n".join(sections) if sections else None

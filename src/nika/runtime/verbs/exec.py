@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from nika import codes
 from nika.check.blocklist import refuse_argv, refuse_blocked
-from nika.errors import NikaError
+from nika.errors import task_error
 from nika.runtime.frames import VerbInvoked
 from nika.runtime.services import RunServices
 from nika.runtime.verbs.childenv import compose_env
@@ -84,11 +84,11 @@ async def _spawn(
             start_new_session=True,
         )
     except OSError as exc:
-        raise NikaError(
-            codes.EXEC_002,
-            f"task {task.id!r}: cannot start {argv[0]!r} ({exc.strerror or exc}); check the "
+        raise task_error(
+            codes.EXEC_002, task.id,
+            f"cannot start {argv[0]!r} ({exc.strerror or exc}); check the "
             "program is installed and on PATH, and that `cwd:` exists",
-            details={"task": task.id, "program": argv[0], "cwd": str(cwd)},
+            program=argv[0], cwd=str(cwd),
         ) from None
     jobs: list[asyncio.Future[Any]] = [
         asyncio.ensure_future(_collect(proc.stdout, "stdout")),
@@ -106,12 +106,12 @@ async def _spawn(
         raise
     if isinstance(failed, _OverCap):
         await _stop(proc, jobs)
-        raise NikaError(
-            codes.EXEC_003,
-            f"task {task.id!r}: the command wrote more than {MAX_CAPTURE // _MIB} MiB to "
+        raise task_error(
+            codes.EXEC_003, task.id,
+            f"the command wrote more than {MAX_CAPTURE // _MIB} MiB to "
             f"{failed.stream}, the capture cap; it was stopped. Write large output to a file "
             "(and read what you need), or filter it in the command (head, grep, jq)",
-            details={"task": task.id, "stream": failed.stream, "cap_bytes": MAX_CAPTURE},
+            stream=failed.stream, cap_bytes=MAX_CAPTURE,
         )
     if failed is not None:
         await _stop(proc, jobs)
@@ -181,12 +181,11 @@ def _shape(task: Task, body: ExecBody, code: int, raw_out: bytes, raw_err: bytes
     if body.capture == "structured":
         return {"stdout": _trim(out), "stderr": _trim(err), "exit_code": code}
     if code != 0:
-        raise NikaError(
-            codes.EXEC_001,
-            f"task {task.id!r}: the command exited with status {code}; read `details.stderr`, "
+        raise task_error(
+            codes.EXEC_001, task.id,
+            f"the command exited with status {code}; read `details.stderr`, "
             "or use `capture: structured` to treat the exit code as data",
-            details={"task": task.id, "exit_code": code, "stderr": err[-_EXCERPT:],
-                     "stdout": out[-_EXCERPT:]},
+            exit_code=code, stderr=err[-_EXCERPT:], stdout=out[-_EXCERPT:],
         )
     text = _trim(err if body.capture == "stderr" else out)
     return _decode(task, body.decode or "text", text)
@@ -199,10 +198,10 @@ def _decode(task: Task, decode: str, text: str) -> Any:
         if decode == "jsonl":
             return [json.loads(line) for line in text.splitlines() if line.strip()]
     except ValueError as exc:
-        raise NikaError(
-            codes.TYPE_101,
-            f"task {task.id!r}: `decode: {decode}` but the output does not parse ({exc}); "
+        raise task_error(
+            codes.TYPE_101, task.id,
+            f"`decode: {decode}` but the output does not parse ({exc}); "
             "fix the program's output or use `decode: text`",
-            details={"task": task.id, "decode": decode},
+            decode=decode,
         ) from None
     return text

@@ -22,7 +22,7 @@ from nika.agent.seams import (
     ModelResponse,
     UserMessage,
 )
-from nika.errors import NikaError
+from nika.errors import task_error
 from nika.prices import is_priced
 from nika.runtime.frames import CostIncurred, VerbInvoked
 from nika.runtime.services import RunServices
@@ -64,12 +64,12 @@ async def run_infer(
         if problem is None:
             return value
         if repair == SCHEMA_RETRIES:
-            raise NikaError(
-                codes.INFER_002,
-                f"task {task.id!r}: the model's reply does not fit `{contract}:` after "
+            raise task_error(
+                codes.INFER_002, task.id,
+                f"the model's reply does not fit `{contract}:` after "
                 f"{SCHEMA_RETRIES + 1} attempts ({problem}); simplify the schema or make the "
                 "prompt state the expected JSON shape",
-                details={"task": task.id, "model": model, "problem": problem},
+                model=model, problem=problem,
             )
         messages += [
             AssistantMessage(response.text),
@@ -81,19 +81,19 @@ async def run_infer(
 
 def _check_usage(task: Task, model: str, response: ModelResponse) -> None:
     if response.usage is None and is_priced(model):
-        raise NikaError(
-            codes.INFER_003,
-            f"task {task.id!r}: {model} answered without reporting token usage, so the call "
+        raise task_error(
+            codes.INFER_003, task.id,
+            f"{model} answered without reporting token usage, so the call "
             "cannot be billed honestly; use a provider endpoint that reports usage",
-            details={"task": task.id, "model": model},
+            model=model,
         )
     if not response.text.strip() and response.usage and response.usage.output_tokens > 0:
-        raise NikaError(
-            codes.INFER_004,
-            f"task {task.id!r}: {model} spent {response.usage.output_tokens} output tokens "
+        raise task_error(
+            codes.INFER_004, task.id,
+            f"{model} spent {response.usage.output_tokens} output tokens "
             "but returned no visible answer (a thinking model ate the budget); raise "
             "`max_tokens` or use a variant without thinking",
-            details={"task": task.id, "model": model},
+            model=model,
         )
 
 

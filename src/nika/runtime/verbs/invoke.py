@@ -19,7 +19,7 @@ import jsonschema
 
 from nika import codes
 from nika.agent.seams import ToolDefinition, ToolExecutor
-from nika.errors import NikaError
+from nika.errors import task_error
 from nika.runtime.frames import ToolInvoked, UnitAttempt, VerbInvoked
 from nika.runtime.pause import PauseRequested, prompt_payload
 from nika.runtime.services import RunServices, servers_down
@@ -46,11 +46,11 @@ async def run_invoke(
     name = body.tool or ""
     loop_only = LOOP_ONLY.get(name)
     if loop_only is not None:
-        raise NikaError(
-            loop_only[0],
-            f"task {task.id!r}: {name} only means something inside an `agent:` loop; grant it "
+        raise task_error(
+            loop_only[0], task.id,
+            f"{name} only means something inside an `agent:` loop; grant it "
             "in an agent's `tools:` instead of invoking it",
-            details={"task": task.id, "tool": name},
+            tool=name,
         )
     services.gate.tool(task.id, name)
     tools = services.tools(task.id)
@@ -73,9 +73,8 @@ async def run_invoke(
                 and result.error.code == PROMPT_001:
             raise PauseRequested({task.id: prompt_payload(task.id, args)})
         if result.error is None:  # an embedder's executor that gave no typed failure
-            raise NikaError(codes.MCP_002 if name.startswith("mcp:") else codes.IMPL_001,
-                            f"task {task.id!r}: {name} failed: {result.content[:500]}",
-                            details={"task": task.id, "tool": name})
+            raise task_error(codes.MCP_002 if name.startswith("mcp:") else codes.IMPL_001,
+                             task.id, f"{name} failed: {result.content[:500]}", tool=name)
         raise result.error.to_error()
     if name.startswith("nika:"):
         # Builtins always carry their value in `structured`; a null output stays null.
@@ -103,11 +102,11 @@ async def _definition(
         if found is None and down is not None:
             raise down
     if found is None:
-        raise NikaError(
-            codes.INVOKE_001,
-            f"task {task.id!r}: no tool named {name!r} is available; check the spelling "
+        raise task_error(
+            codes.INVOKE_001, task.id,
+            f"no tool named {name!r} is available; check the spelling "
             "against the builtin list, or configure the MCP server in .nika/mcp.json",
-            details={"task": task.id, "tool": name},
+            tool=name,
         )
     return found
 
@@ -121,11 +120,11 @@ def _validate(task: Task, definition: ToolDefinition, args: Mapping[str, Any]) -
         jsonschema.validate(dict(args), dict(definition.parameters))
     except jsonschema.ValidationError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "(args)"
-        raise NikaError(
-            codes.INVOKE_002,
-            f"task {task.id!r}: args of {definition.name} do not fit its schema at {where}: "
+        raise task_error(
+            codes.INVOKE_002, task.id,
+            f"args of {definition.name} do not fit its schema at {where}: "
             f"{exc.message}; fix `args:`",
-            details={"task": task.id, "tool": definition.name, "at": where},
+            tool=definition.name, at=where,
         ) from None
     except jsonschema.SchemaError:
         # A tool's broken schema is the tool's defect; the call itself decides.
@@ -137,12 +136,12 @@ async def _child(
     unit: UnitAttempt,
 ) -> Any:
     if child is None or target.startswith("registry:"):
-        raise NikaError(
-            codes.COMP_001,
-            f"task {task.id!r}: the child workflow {target!r} cannot be run by this engine "
+        raise task_error(
+            codes.COMP_001, task.id,
+            f"the child workflow {target!r} cannot be run by this engine "
             "(only local-file children are supported); inline the child's tasks or run it "
             "separately with `nika run`",
-            details={"task": task.id, "workflow": target},
+            workflow=target,
         )
     path = Path(target)
     if not path.is_absolute():
