@@ -41,7 +41,7 @@ from nika.runtime.replay import Replay, replayed
 from nika.runtime.retry import backoff_seconds, should_retry
 from nika.runtime.services import RunServices
 from nika.runtime.values import error_record
-from nika.runtime.verbs import ChildRunner
+from nika.runtime.verbs import ChildRunner, VerbAttempt
 from nika.syntax.binding import apply_jq, interpolate, parse_sites
 from nika.syntax.expr import LOOP_LOCALS, references
 from nika.syntax.model import Task
@@ -296,9 +296,9 @@ class Pipeline:
                     attempts += 1
                     try:
                         async with self._slots:
-                            raw = await self._placement.run(
-                                task, env, self._services, timeout=timeout, notes=notes,
-                                child=self._child, unit=UnitAttempt(task.id, index, attempts))
+                            raw = await self._placement.run(VerbAttempt(
+                                task, env, self._services, timeout, notes, self._child,
+                                UnitAttempt(task.id, index, attempts)))
                         return Settlement("success", raw, None, attempts, self._extract(task, raw))
                     except NikaError as exc:
                         error = exc

@@ -9,30 +9,16 @@ run's services) and returns its raw output or raises its `NikaError`, exactly li
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
-from nika.runtime.frames import TaskNotes, UnitAttempt
-from nika.runtime.services import RunServices
-from nika.runtime.verbs import ChildRunner, run_verb
-from nika.syntax.model import Task
+from nika.runtime.verbs import VerbAttempt, run_verb
 
 
 class Placement(Protocol):
     """Runs one verb attempt somewhere; the contract of `run_verb` (raw output or a raised
     `NikaError`; cancellation really stops the attempt)."""
 
-    async def run(
-        self,
-        task: Task,
-        env: Mapping[str, Any],
-        services: RunServices,
-        *,
-        timeout: float | None,
-        notes: TaskNotes,
-        child: ChildRunner | None,
-        unit: UnitAttempt,
-    ) -> Any: ...
+    async def run(self, attempt: VerbAttempt) -> Any: ...
 
 
 class LocalPlacement:

@@ -26,7 +26,7 @@ import os
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any, Final
 
 from nika import codes
@@ -40,7 +40,7 @@ from nika.runtime.cluster.sealing import Sealer
 from nika.runtime.cluster.worker import UnitCall, unit_stream
 from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.services import RunServices
-from nika.runtime.verbs import ChildRunner, run_verb
+from nika.runtime.verbs import VerbAttempt, run_verb
 from nika.runtime.verbs.agent import loop_observer
 from nika.runtime.verbs.invoke import PROMPT
 from nika.syntax.model import InvokeBody, Task, Workflow
@@ -122,21 +122,17 @@ class RayPlacement:
         self._lost: asyncio.Future[NikaError] | None = None
         self._watchdog: asyncio.Task[None] | None = None
 
-    async def run(
-        self, task: Task, env: Mapping[str, Any], services: RunServices, *,
-        timeout: float | None, notes: TaskNotes, child: ChildRunner | None,
-        unit: UnitAttempt,
-    ) -> Any:
-        if stays_on_driver(task):
-            return await run_verb(task, env, services, timeout=timeout, notes=notes,
-                                  child=child, unit=unit)
+    async def run(self, attempt: VerbAttempt) -> Any:
+        if stays_on_driver(attempt.task):
+            return await run_verb(attempt)
         lost_future = self._watch()
         if lost_future.done():
             raise lost_future.result()
-        sealer = Sealer(services.secrets)
-        call = self._call(task, env, services, sealer, timeout, unit)
-        stream = self._remote.options(**self._config.options(task.verb)).remote(call)
-        consume = asyncio.ensure_future(self._consume(stream, services, sealer, notes, unit))
+        sealer = Sealer(attempt.services.secrets)
+        stream = self._remote.options(**self._config.options(attempt.task.verb)).remote(
+            self._call(attempt, sealer))
+        consume = asyncio.ensure_future(self._consume(
+            stream, attempt.services, sealer, attempt.notes, attempt.unit))
         try:
             await asyncio.wait({consume, lost_future}, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
@@ -152,20 +148,21 @@ class RayPlacement:
 
     # -- one attempt ----------------------------------------------------------------------
 
-    def _call(self, task: Task, env: Mapping[str, Any], services: RunServices, sealer: Sealer,
-              timeout: float | None, unit: UnitAttempt) -> UnitCall:
+    def _call(self, attempt: VerbAttempt, sealer: Sealer) -> UnitCall:
         import ray
 
+        services = attempt.services
         workflow = services.workflow
         entry = self._workflows.get(id(workflow))
         if entry is None or entry[0] is not workflow:
             entry = (workflow, uuid.uuid4().hex, ray.put(workflow))
             self._workflows[id(workflow)] = entry
-        shipped = sealer.seal({k: v for k, v in env.items() if k != "secrets"})
+        shipped = sealer.seal({k: v for k, v in attempt.env.items() if k != "secrets"})
         return UnitCall(
-            workflow=[entry[2]], workflow_key=entry[1], task=task.id, env=shipped, unit=unit,
-            timeout=timeout, model=services.model, workflow_dir=str(services.workflow_dir),
-            base_dir=str(services.base_dir), mcp_config=self._mcp_config,
+            workflow=[entry[2]], workflow_key=entry[1], task=attempt.task.id, env=shipped,
+            unit=attempt.unit, timeout=attempt.timeout, model=services.model,
+            workflow_dir=str(services.workflow_dir), base_dir=str(services.base_dir),
+            mcp_config=self._mcp_config,
             agent_config=services.agent_config, callers=_callers(services),
         )
 

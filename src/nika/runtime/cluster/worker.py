@@ -49,7 +49,7 @@ from nika.runtime.permits import PermitGate
 from nika.runtime.secrets import resolve_secrets
 from nika.runtime.services import ProviderPool, RunServices
 from nika.runtime.toolbox import Toolbox, needs_mcp
-from nika.runtime.verbs import run_verb
+from nika.runtime.verbs import VerbAttempt, run_verb
 from nika.syntax.model import TaskId, Workflow
 from nika.tools.mcp_registry import load_registry
 
@@ -181,8 +181,8 @@ async def _attempt(call: UnitCall, emit: Emit, workflow: Workflow, secrets: dict
             observe=lambda unit, _notes: _Forward(emit, sealer),
         )
         # The loop's summary is the driver's (its adapter follows the forwarded events).
-        return await run_verb(task, env, services, timeout=call.timeout, notes=TaskNotes(),
-                              child=None, unit=call.unit)
+        return await run_verb(VerbAttempt(task, env, services, call.timeout, TaskNotes(),
+                                          child=None, unit=call.unit))
 
 
 class _Attempt:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from nika import codes
@@ -17,34 +18,41 @@ from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, Task
 from nika.syntax.typefit import conforms
 from nika.syntax.types import render
 
-__all__ = ["ChildRunner", "run_verb"]
+__all__ = ["ChildRunner", "VerbAttempt", "run_verb"]
 
 
-async def run_verb(
-    task: Task,
-    env: Mapping[str, Any],
-    services: RunServices,
-    *,
-    timeout: float | None,
-    notes: TaskNotes,
-    child: ChildRunner | None,
-    unit: UnitAttempt,
-) -> Any:
-    """Run the task's verb once against `env`; returns the raw output or raises `NikaError`.
+@dataclass(frozen=True, slots=True)
+class VerbAttempt:
+    """One attempt of a task's verb, as the scheduler hands it to a placement.
 
-    `timeout` (seconds) also bounds a provider's HTTP deadline (03 §timeout); `notes`
-    collects fields for the task's terminal frame; `unit` names this attempt in the frames
-    of the verbs that may run more than once per task (the agent loop, a child workflow).
+    `env` is the task's resolved environment; `timeout` (seconds) also bounds a provider's
+    HTTP deadline (03 §timeout); `notes` collects fields for the task's terminal frame;
+    `child` runs an `invoke: workflow:` child; `unit` names this attempt in the frames of the
+    verbs that may run more than once per task (the agent loop, a child workflow).
     """
+
+    task: Task
+    env: Mapping[str, Any]
+    services: RunServices
+    timeout: float | None
+    notes: TaskNotes
+    child: ChildRunner | None
+    unit: UnitAttempt
+
+
+async def run_verb(attempt: VerbAttempt) -> Any:
+    """Run the task's verb once; returns the raw output or raises `NikaError`."""
+    task, env, services, timeout = attempt.task, attempt.env, attempt.services, attempt.timeout
     body = task.body
     if isinstance(body, InferBody):  # `returns:` is the reply's schema (lowered), judged there
         return await run_infer(task, body, env, services, timeout)
     if isinstance(body, AgentBody):
-        return await run_agent_task(task, body, env, services, timeout, notes, unit)
+        return await run_agent_task(task, body, env, services, timeout, attempt.notes,
+                                    attempt.unit)
     if isinstance(body, ExecBody):
         output = await run_exec(task, body, env, services)
     elif isinstance(body, InvokeBody):
-        output = await run_invoke(task, body, env, services, child, unit)
+        output = await run_invoke(task, body, env, services, attempt.child, attempt.unit)
     else:
         raise AssertionError(f"unknown verb body {type(body).__name__}")
     if task.returns is not None and not conforms(output, task.returns):
