@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
+from nika.stdlib._paths import unusable
 from nika.syntax.model import AgentBody, ExecBody, InvokeBody, KeyPath, Task, Workflow
 
 EffectKind = Literal["fs.read", "fs.write", "net", "exec", "tool", "env"]
@@ -152,7 +153,7 @@ def _builtin_effects(
         # Check judges the `output_dir:` ARGUMENT (builtins §image_generate); the run gates
         # each final file under it. A bare-directory grant admits the argument, and so
         # does `dir/**` (PathGrant.admits covers a directory whose every descendant is in).
-        yield from _paths("fs.write", task, *arg("output_dir"))
+        yield from _paths("fs.write", task, *arg("output_dir"), directory=True)
         # mode: edit sources (`image:` XOR `images:`, optional `mask:`) are permit-gated reads.
         for name in ("image", "mask"):
             yield from _paths("fs.read", task, *arg(name))
@@ -192,9 +193,11 @@ def _recursive(value: Any) -> Any:
     return "**" if root in (".", "./") else posixpath.join(root, "**")
 
 
-def _paths(kind: EffectKind, task: Task, value: Any, site: KeyPath) -> Iterator[Effect]:
-    if value is None:
-        return
+def _paths(
+    kind: EffectKind, task: Task, value: Any, site: KeyPath, *, directory: bool = False
+) -> Iterator[Effect]:
+    if value is None or (isinstance(value, str) and unusable(value, directory=directory)):
+        return  # a path no file system holds is no effect: the builtin rung refuses it
     yield _path_effect(kind, value, task, site)
 
 

@@ -13,6 +13,7 @@ from typing import Any, Final
 from nika import codes
 from nika.errors import NikaError
 from nika.stdlib._declare import Declaration, Problem, Rule
+from nika.stdlib._paths import path_rule
 from nika.stdlib._shapes import BOOLEAN, anything, integer, obj, text
 
 GLOB_001: Final = codes.BUILTIN_GLOB_001
@@ -34,14 +35,16 @@ READ = Declaration("nika:read", obj({
     "path": text(minLength=1),
     "encoding": text(default="utf-8"),
     "binary": {**BOOLEAN, "default": False},
-}, ("path",)), rules=(Rule("encoding-is-known", ("encoding",), _known_encoding),))  # fmt: skip
+}, ("path",)), rules=(
+    path_rule("path"), Rule("encoding-is-known", ("encoding",), _known_encoding),
+))  # fmt: skip
 
 WRITE = Declaration("nika:write", obj({
     "path": text(minLength=1),
     "content": anything("Text, bytes, or any JSON value."),
     "create_dirs": {**BOOLEAN, "default": False},
     "overwrite": {**BOOLEAN, "default": True},
-}, ("path", "content")))  # fmt: skip
+}, ("path", "content")), rules=(path_rule("path"),))  # fmt: skip
 
 
 def _count_replaces(a: Mapping[str, Any]) -> Problem | None:
@@ -57,6 +60,7 @@ EDIT = Declaration("nika:edit", obj({
     "replace": text(),
     "count": integer(0),
 }, ("path", "find", "replace")), rules=(
+    path_rule("path"),
     Rule("count-replaces-something", ("count",), _count_replaces, code=codes.BUILTIN_EDIT_001),
 ), codes={"count": codes.BUILTIN_EDIT_001})  # fmt: skip
 
@@ -90,6 +94,7 @@ GLOB = Declaration("nika:glob", obj({
                 "description": "a glob or a list of globs"},
 }, ("pattern",)), rules=(
     Rule("globs-compile", ("pattern", "exclude"), _globs_compile, code=GLOB_001),
+    path_rule("pattern"),
 ))  # fmt: skip
 
 
@@ -122,7 +127,10 @@ GREP = Declaration(
         },
         ("pattern",),
     ),
-    rules=(Rule("pattern-is-portable", ("pattern",), _portable, code=codes.BUILTIN_GREP_001),),
+    rules=(
+        Rule("pattern-is-portable", ("pattern",), _portable, code=codes.BUILTIN_GREP_001),
+        path_rule("path"),
+    ),
 )
 
 DECLARATIONS: Final = (READ, WRITE, EDIT, GLOB, GREP)

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from nika import codes
 from nika.stdlib._declare import Declaration, Problem, Rule
+from nika.stdlib._paths import path_rule
 from nika.stdlib._shapes import ARRAY, BOOLEAN, OBJECT, anything, choice, integer, obj, text
 
 TTS_PROVIDERS: Final = ("local", "openai", "elevenlabs", "mock")
@@ -109,6 +110,7 @@ TTS_GENERATE = Declaration("nika:tts_generate", obj({
     "metadata": OBJECT,
     "manifest": BOOLEAN,
     "timeout_ms": integer(1, 600_000),
-}, ("text", "output_dir")), code=codes.BUILTIN_TTS_GENERATE_001)  # fmt: skip
+}, ("text", "output_dir")), rules=(path_rule("output_dir", directory=True),),
+   code=codes.BUILTIN_TTS_GENERATE_001)  # fmt: skip
 
 DECLARATIONS: Final = (CHART, DECIDE, IMAGE_GENERATE, IMAGE_FX, TTS_GENERATE)

@@ -33,6 +33,7 @@ from nika.tools.builtins import BuiltinExecutor, Context
 B = "NIKA-BUILTIN-001"
 SSRF = "NIKA-SEC-005"
 UNSERVED = "NIKA-IMPL-002"
+PATH = "NIKA-INVOKE-002"  # a path no file system holds: the check's and the resolver's code
 NOW = datetime(2026, 5, 1, tzinfo=UTC)
 SPEC = Path(__file__).resolve().parents[4] / "shared" / "nika-spec"
 STDLIB = SPEC / "stdlib" / "builtins-v0.1.md"
@@ -111,6 +112,7 @@ CASES: dict[str, list[Case]] = {
              "NIKA-BUILTIN-EDIT-001"),
         Case({"path": "ed.txt", "find": "", "replace": "new"}, B),
         Case({"path": "ed.txt", "find": "old"}, B),
+        Case({"path": "ed\x00.txt", "find": "old", "replace": "new"}, PATH),
     ],
     "nika:emit": [
         Case({"event_type": "deploy.done", "payload": {"n": 1}}),
@@ -139,10 +141,13 @@ CASES: dict[str, list[Case]] = {
         Case({"url": "https://a.example", "method": "POST",
               "multipart": [{"name": "n", "value": "v"}] * 65}, B),
         Case({"url": "https://a.example", "mode": "jq", "jq": ".items["}, "NIKA-VAR-005"),
+        Case({"url": "https://a.example", "method": "POST",
+              "multipart": [{"name": "n", "value": "v"}, {"name": "f", "path": ""}]}, PATH),
     ],
     "nika:glob": [
         Case({"pattern": "*.txt", "exclude": ["out*"]}),
         Case({"pattern": "./"}, "NIKA-BUILTIN-GLOB-001"),
+        Case({"pattern": "in\x00/*.txt"}, PATH),
         Case({"pattern": "*.txt", "exclude": 3}, B),
         Case({}, B),
     ],
@@ -151,6 +156,7 @@ CASES: dict[str, list[Case]] = {
         Case({"pattern": "(a)\\1"}, "NIKA-BUILTIN-GREP-001"),
         Case({"pattern": "("}, "NIKA-BUILTIN-GREP-001"),
         Case({"pattern": "old", "case_insensitive": "no"}, B),
+        Case({"pattern": "old", "path": "\x00"}, PATH),
     ],
     "nika:hash": [
         Case({"content": "abc"}),
@@ -224,6 +230,8 @@ CASES: dict[str, list[Case]] = {
         Case({"path": "in.txt", "encoding": "klingon"}, B),
         Case({"path": ["in.txt"]}, B),
         Case({"path": "in.txt", "bogus": 1}, B),
+        Case({"path": "in.txt\x00"}, PATH),
+        Case({"path": ""}, B),  # the schema's minLength speaks first, at check and at run
     ],
     "nika:tts_generate": [
         Case({"provider": "mock", "text": "hello", "output_dir": "speech", "voice": "sine"}),
@@ -236,6 +244,8 @@ CASES: dict[str, list[Case]] = {
         Case({"provider": "acme", "text": "hi", "output_dir": "speech"},
              "NIKA-BUILTIN-TTS_GENERATE-001"),
         Case({"provider": "mock", "text": "hi"}, "NIKA-BUILTIN-TTS_GENERATE-001"),
+        Case({"provider": "mock", "text": "hi", "output_dir": ""}),  # the workflow directory
+        Case({"provider": "mock", "text": "hi", "output_dir": "sp\x00eech"}, PATH),
     ],
     "nika:uuid": [
         Case({}),
@@ -265,6 +275,7 @@ CASES: dict[str, list[Case]] = {
         Case({"path": "out.txt", "content": {"a": 1}, "overwrite": True}),
         Case({"path": "out.txt"}, B),
         Case({"path": "out.txt", "content": "x", "overwrite": "yes"}, B),
+        Case({"path": "a/\x00", "content": "x"}, PATH),
     ],
 }
 

@@ -17,6 +17,7 @@ from typing import Literal
 
 from nika import codes
 from nika.check.effects import Effect
+from nika.stdlib._paths import unusable, unusable_detail
 from nika.tools.builtins._base import Context, fail
 
 FsKind = Literal["fs.read", "fs.write"]
@@ -41,10 +42,8 @@ def judge_effect(ctx: Context, effect: Effect) -> None:
 
 def resolve(ctx: Context, raw: str, arg: str = "path") -> FsPath:
     """Resolve `raw` to its effective identity and its judged spelling."""
-    if not raw or "\x00" in raw:
-        raise fail(
-            codes.INVOKE_002, f"`{arg}:` {raw!r} is not a usable path; pass a file path", arg=arg
-        )
+    if unusable(raw):  # its declaration judged the args; this is a path derived from them
+        raise fail(codes.INVOKE_002, unusable_detail(arg, raw), arg=arg)
     base = ctx.base_dir.resolve()
     candidate = Path(raw)
     real = (candidate if candidate.is_absolute() else base / candidate).resolve(strict=False)

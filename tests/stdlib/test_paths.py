@@ -1,0 +1,69 @@
+"""A path arg no file system can hold: `check` refuses the literal with the code and words the
+run's executor gives the same value, and leaves a templated one to the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nika.check import check
+from nika.errors import NikaError
+from nika.stdlib._paths import unusable, unusable_detail
+from nika.tools.builtins import BuiltinExecutor
+from nika.tools.builtins._base import Context
+from nika.tools.builtins._paths import resolve
+
+PERMITS = ('permits: { tools: ["nika:read", "nika:fetch"], fs: { read: ["**"] }, '
+           'net: { http: ["a.example"] } }\n')
+READ_NUL = (f"nika: p\n{PERMITS}tasks:\n  t:\n"
+            '    invoke: { tool: "nika:read", args: { path: "in\\x00.txt" } }\n')
+
+
+def test_unusable_is_empty_or_nul_and_a_directory_may_be_empty() -> None:
+    assert unusable("") and unusable("a\x00b") and unusable("\x00", directory=True)
+    assert not unusable("data/in.txt") and not unusable("", directory=True)
+
+
+def test_check_refuses_a_literal_unusable_path_with_the_runs_code_and_words(
+    tmp_path: Path,
+) -> None:
+    verdict = check(READ_NUL)
+    assert [e.code for e in verdict.errors] == ["NIKA-INVOKE-002"]
+    said = unusable_detail("path", "in\x00.txt")
+    assert "holds a NUL byte" in said and "pass a path" in said
+    assert verdict.errors[0].detail.endswith(said)
+
+
+async def test_the_executor_refuses_the_same_value_with_the_same_code_and_words(
+    tmp_path: Path,
+) -> None:
+    result = await BuiltinExecutor(base_dir=tmp_path).call("nika:read", {"path": "in\x00.txt"})
+    assert result.error is not None and result.error.code == "NIKA-INVOKE-002"
+    assert result.error.detail.endswith(unusable_detail("path", "in\x00.txt"))
+    assert check(READ_NUL).errors[0].detail.endswith(result.error.detail.split(": ", 1)[1])
+
+
+@pytest.mark.parametrize("args", [
+    '{ path: "${{ inputs.p }}" }',
+    '{ url: "https://a.example", method: POST, multipart: [{ name: f, path: "${{ inputs.p }}" }] }',
+])
+def test_a_templated_path_is_the_runs_to_judge(args: str) -> None:
+    tool = "nika:fetch" if "url" in args else "nika:read"
+    source = (f"nika: p\n{PERMITS}inputs:\n  p: {{ type: string, default: x }}\ntasks:\n  t:\n"
+              f'    invoke: {{ tool: "{tool}", args: {args} }}\n')
+    assert check(source).valid
+
+
+def test_the_resolver_refuses_a_derived_unusable_path(tmp_path: Path) -> None:
+    with pytest.raises(NikaError) as refused:
+        resolve(Context(base_dir=tmp_path), "", "output_dir")
+    assert refused.value.code == "NIKA-INVOKE-002"
+    assert refused.value.detail == unusable_detail("output_dir", "")
+
+
+def test_an_unusable_path_is_no_effect_to_permit() -> None:
+    verdict = check(READ_NUL.replace(PERMITS, ""))
+    assert sorted(e.code for e in verdict.errors) == ["NIKA-AUTH-006", "NIKA-INVOKE-002"]
+    suggested = next(e.detail for e in verdict.errors if e.code == "NIKA-AUTH-006")
+    assert 'tools: ["nika:read"]' in suggested and "fs:" not in suggested
