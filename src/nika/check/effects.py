@@ -196,8 +196,10 @@ def _recursive(value: Any) -> Any:
 def _paths(
     kind: EffectKind, task: Task, value: Any, site: KeyPath, *, directory: bool = False
 ) -> Iterator[Effect]:
-    if value is None or (isinstance(value, str) and unusable(value, directory=directory)):
-        return  # a path no file system holds is no effect: the builtin rung refuses it
+    if value is None:
+        return
+    if isinstance(value, str) and not is_dynamic(value) and unusable(value, directory=directory):
+        return  # a literal path no file system holds is no effect: the builtin rung refuses it
     yield _path_effect(kind, value, task, site)
 
 
