@@ -17,6 +17,8 @@ The layers, bottom to top, and what each may import besides itself:
 | runtime   | nika.runtime.*                              | all of the above                |
 | telemetry | nika.telemetry.* (renders run/agent events) | all of the above and runtime    |
 | cli       | nika.cli                                    | everything below                |
+| warm      | nika.warm.* (the `nika` entry: the warm     | everything below                |
+|           | check client, its server)                   |                                 |
 | facade    | nika (the package `__init__`)               | everything below                |
 
 `providers` and `tools` are siblings: neither imports the other. `check` in particular never
@@ -62,6 +64,7 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     "runtime": _BELOW_RUNTIME | {"runtime"},
     "telemetry": _BELOW_RUNTIME | {"runtime", "telemetry"},
     "cli": _BELOW_RUNTIME | {"runtime", "telemetry", "cli"},
+    "warm": _BELOW_RUNTIME | {"runtime", "telemetry", "cli", "warm"},
     "facade": _BELOW_RUNTIME | {"runtime", "telemetry", "cli"},
 }
 

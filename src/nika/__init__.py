@@ -10,10 +10,10 @@ what it touches: `nika check` never imports the agent loop or numpy.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # `typing` stays unloaded: every `nika` command imports this package
 if TYPE_CHECKING:
+    from typing import Any
+
     from nika.agent import (
         AgentConfig,
         AgentObserver,
@@ -72,6 +72,8 @@ def __getattr__(name: str) -> Any:
     module = _HOME_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'nika' has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # later lookups skip this hook
     return value

@@ -10,7 +10,12 @@ as JSON `\\uXXXX` escapes, so the value decodes unchanged.
 
 from __future__ import annotations
 
-from typing import Final
+import os
+import sys
+
+TYPE_CHECKING = False  # `typing` stays unloaded: the warm check client imports this module
+if TYPE_CHECKING:
+    from typing import Final
 
 _BIDI: Final = (
     0x061C,  # ARABIC LETTER MARK
@@ -46,3 +51,18 @@ def printable(text: str, *, keep_newlines: bool = False) -> str:
 def json_printable(text: str) -> str:
     """JSON text with C1 controls, DEL and bidi overrides as `\\uXXXX` escapes (same value)."""
     return text.translate(_JSON_TABLE)
+
+
+def terminal_columns() -> int:
+    """The CLI's terminal width, as `shutil.get_terminal_size` has it without importing
+    `shutil`: COLUMNS, else stdout's terminal, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0 and sys.__stdout__ is not None:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):  # not a terminal, or a closed stream
+            columns = 0
+    return columns if columns > 0 else 80

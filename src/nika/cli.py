@@ -9,12 +9,12 @@ itself from one `_add_<name>` function listed in `_SUBCOMMANDS`.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from nika import __version__
+from nika._term import terminal_columns
 
 if TYPE_CHECKING:
     from nika.runtime.launch import SinkFactory
@@ -27,26 +27,12 @@ EXIT_USAGE = 2
 Handler = Callable[[argparse.Namespace], int]
 
 
-def _terminal_columns() -> int:
-    """`shutil.get_terminal_size`'s width: COLUMNS, else stdout's terminal, else 80."""
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-    except ValueError:
-        columns = 0
-    if columns <= 0 and sys.__stdout__ is not None:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):  # not a terminal, or a closed stream
-            columns = 0
-    return columns if columns > 0 else 80
-
-
 class _Formatter(argparse.HelpFormatter):
     """argparse's help formatter, sized without `shutil`: argparse builds one per argument
     just to validate its metavar, and `shutil` (with bz2, lzma) is no part of a check."""
 
     def __init__(self, prog: str) -> None:
-        super().__init__(prog, width=_terminal_columns() - 2)
+        super().__init__(prog, width=terminal_columns() - 2)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -120,6 +106,12 @@ def _add_check(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--infer-permits",
         action="store_true",
         help="print the permits: block the body needs, as YAML ready to paste",
+    )
+    p.add_argument(
+        "--server",
+        action="store_true",
+        help="answer from the warm check server (started on first use, exits when idle; "
+        "or set NIKA_CHECK_SERVER=1): same output, a fraction of the start-up cost",
     )
     p.set_defaults(handler=_run_check)
 
