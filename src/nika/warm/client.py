@@ -23,6 +23,7 @@ from nika.warm import wire
 TIMEOUT_S = 30.0
 """The default bound on connecting to the server and waiting for its answer."""
 
+
 def main() -> int:
     """Run `nika` with `sys.argv`; returns the process exit code."""
     argv = sys.argv[1:]
