@@ -38,7 +38,8 @@ def test_check_refuses_a_literal_unusable_path_with_the_runs_code_and_words(
 async def test_the_executor_refuses_the_same_value_with_the_same_code_and_words(
     tmp_path: Path,
 ) -> None:
-    result = await BuiltinExecutor(base_dir=tmp_path).call("nika:read", {"path": "in\x00.txt"})
+    executor = BuiltinExecutor(Context(base_dir=tmp_path))
+    result = await executor.call("nika:read", {"path": "in\x00.txt"})
     assert result.error is not None and result.error.code == "NIKA-INVOKE-002"
     assert result.error.detail.endswith(unusable_detail("path", "in\x00.txt"))
     assert check(READ_NUL).errors[0].detail.endswith(result.error.detail.split(": ", 1)[1])
