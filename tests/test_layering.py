@@ -72,6 +72,7 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
 COMPUTED: Final[dict[str, tuple[str, str]]] = {
     "nika": ("nika", "_HOMES"),  # the facade's lazy re-exports (PEP 562)
     "nika.check": ("nika.check", "RUNGS"),  # the ladder, one module per rung
+    "nika.stdlib": ("nika.stdlib", "FAMILIES"),  # a builtin's family, loaded when looked up
     "nika.agent.compose": ("nika.check", "RUNGS"),  # warms the checker up, rung by rung
 }
 """Each module that calls `import_module` with a computed name → (module, constant) holding

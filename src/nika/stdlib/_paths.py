@@ -12,7 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from nika import codes
-from nika.stdlib._declare import Problem, Rule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nika.stdlib._declare import Rule
 
 
 def unusable(raw: str, *, directory: bool = False) -> bool:
@@ -31,6 +34,7 @@ def path_rule(*args: str, each: str | None = None, directory: bool = False) -> R
     """The rule that the string args in `args` are usable paths; with `each`, the path is the
     `each` key of every item of a list arg (`multipart: [{path: …}]`). Like every rule, the
     check skips it while an arg it reads holds a `${{ }}` template."""
+    from nika.stdlib._declare import Problem, Rule  # `unusable` alone stays light (effects)
 
     def test(a: Mapping[str, Any]) -> Problem | None:
         for arg in args:

@@ -14,13 +14,6 @@ LOOP_ARGS: Final = codes.INVOKE_002
 """A loop-served builtin's args come from the model, never from the file (a standalone
 `invoke:` of one is refused whatever its args): a misfit is the generic tool-args code."""
 
-LOOP_ONLY: Final[Mapping[str, tuple[str, str]]] = {
-    "nika:compose": (codes.BUILTIN_COMPOSE_001, "the agent's self-check intrinsic"),
-    "nika:done": (codes.BUILTIN_DONE_001, "the loop-completion sentinel"),
-}
-"""The builtins served only inside an `agent:` loop: the code a standalone `invoke:` of one
-carries at check and at run alike, and what the builtin is."""
-
 NO_CAP: Final = 10**30
 """`timeout:`'s 24h ceiling is not a wait's: a wait may span days."""
 
