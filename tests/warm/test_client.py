@@ -203,3 +203,14 @@ def test_the_warm_path_loads_almost_nothing(server: Served, tmp_path: Path) -> N
     assert [m for m in loaded if not m.startswith("nika")] == ["__future__", "_socket"]
     assert sorted(m for m in loaded if m.startswith("nika")) == [
         "nika", "nika._term", "nika.warm", "nika.warm.client", "nika.warm.wire"]
+
+
+def test_a_check_process_runs_without_the_cyclic_collector(tmp_path: Path) -> None:
+    (tmp_path / "ok.nika.yaml").write_text(TINY)
+    probe = ("import gc, sys\nfrom nika.warm import client\n"
+             "for argv in (['check', 'ok.nika.yaml'], ['trace', '--help']):\n"
+             "    gc.enable()\n    sys.argv = ['nika', *argv]\n    client.main()\n"
+             "    print(gc.isenabled(), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                          text=True, check=True, timeout=120)
+    assert done.stderr.split() == ["False", "True"]  # `run` and `trace` keep it
