@@ -269,3 +269,14 @@ def test_python_and_numpy_paths_agree_bit_for_bit(
     k = data.draw(st.integers(min_value=1, max_value=len(docs) + 2))
     assert in_python.scores(query) == in_numpy.scores(query)  # == on floats: bit-identical
     assert in_python.top_k(query, k) == in_numpy.top_k(query, k)
+
+
+def test_idf_is_the_one_the_scores_use() -> None:
+    index = BM25Index.build([("a", ["x", "y"]), ("b", ["x"]), ("c", ["z"])])
+    # N = 3: df(x) = 2, df(y) = 1, an unknown term has none.
+    assert index.idf("x") == math.log(1.0 + (3 - 2 + 0.5) / (2 + 0.5))
+    assert index.idf("y") == math.log(1.0 + (3 - 1 + 0.5) / (1 + 0.5))
+    assert index.idf("nope") == 0.0
+    # One field of weight 1, a document holding its term once: w = idf * (k1 + 1) / (tf~ + k1).
+    only = BM25Index.build([("a", ["y"]), ("b", ["x"])], k1=1.5, b=0.0)
+    assert only.scores(["y"])["a"] == only.idf("y") * (1.0 * 2.5) / (1.0 + 1.5)

@@ -73,11 +73,16 @@ _Floats = npt.NDArray[np.float64]
 _Ints = npt.NDArray[np.int64]
 
 
+def _idf(n_docs: int, df: int) -> float:
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
 class BM25Index:
     """An immutable BM25 index; build it with `BM25Index.build`."""
 
     __slots__ = (
-        "_names", "_vocabulary", "_docs", "_weights", "_rows", "_pairs", "_dense", "k1", "b"
+        "_names", "_vocabulary", "_df", "_docs", "_weights", "_rows", "_pairs", "_dense", "k1",
+        "b",
     )  # fmt: skip
 
     def __init__(
@@ -95,6 +100,7 @@ class BM25Index:
         self._vocabulary = vocabulary
         bounds = indptr.tolist()
         spans = [slice(a, z) for a, z in zip(bounds, bounds[1:], strict=False)]
+        self._df = [span.stop - span.start for span in spans]
         # A term in at least a quarter of the documents (of 64 or more) is summed after the
         # sparse terms of its query group, as a dense row on the numpy path: adding one row is
         # cheaper than gathering and scattering that many postings. Both paths keep that order.
@@ -194,10 +200,7 @@ class BM25Index:
         np.cumsum(df, out=indptr[1:])
 
         # Over a list of ints: iterating a numpy array boxes every element as a numpy scalar.
-        idf = np.array(
-            [math.log(1.0 + (n_docs - d + 0.5) / (d + 0.5)) for d in df.tolist()],
-            dtype=np.float64,
-        )
+        idf = np.array([_idf(n_docs, d) for d in df.tolist()], dtype=np.float64)
         saturated = idf[post_terms] * (tf * (k1 + 1.0) / (tf + k1))
         return cls(names, vocabulary, indptr, post_docs, saturated, k1=k1, b=b)
 
@@ -208,6 +211,11 @@ class BM25Index:
     def names(self) -> tuple[str, ...]:
         """Document names, sorted."""
         return self._names
+
+    def idf(self, term: str) -> float:
+        """The idf of `term` as the scores use it; 0.0 for a term no document has."""
+        i = self._vocabulary.get(term)
+        return 0.0 if i is None else _idf(len(self._names), self._df[i])
 
     def scores(self, query: Query) -> dict[str, float]:
         """BM25 score of every document sharing at least one term with the query, by name."""

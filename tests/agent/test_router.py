@@ -269,7 +269,9 @@ def test_filler_in_a_tool_name_does_not_capture_chatty_requests() -> None:
     )
     router = ToolRouter([*_universe(30), filler_tool], AgentConfig(top_k=12))
     chatty = "hey, could you please help me, how many embers are there?"
-    assert router.rank(_ctx(chatty)) == ["mcp:srv/handle_ember"]
+    ranked = router.rank(_ctx(chatty))
+    assert ranked[0] == "mcp:srv/handle_ember"
+    assert "mcp:desk/how_many_help_me" not in ranked
 
 
 def test_a_cjk_request_finds_a_tool_described_in_its_language() -> None:
@@ -321,9 +323,10 @@ def test_a_ranked_tool_brings_the_tool_its_schema_names() -> None:
     assert scores["mcp:cars/Search_Cars"] == PREREQUISITE_WEIGHT * top  # named by the pick
     assert scores["mcp:cars/Find_Car_Location"] == PREREQUISITE_WEIGHT * (PREREQUISITE_WEIGHT * top)
     assert set(_names(decision.offered)) == set(scores)
-    # Nothing named: the ranking is BM25's own.
+    # Nothing named: no cars tool rides along.
     plain = router.select(_ctx("the ember"))
-    assert list(plain.scores) == ["mcp:srv/handle_ember"]
+    assert list(plain.scores)[0] == "mcp:srv/handle_ember"
+    assert not any(name.startswith("mcp:cars/") for name in plain.scores)
 
 
 def test_with_prerequisites_keeps_the_better_score_and_k() -> None:

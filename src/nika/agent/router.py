@@ -37,6 +37,12 @@ transitively, or at their own score if higher (`with_prerequisites`): a model of
 would otherwise lose a turn (measured on the bench's dev split, ComplexFuncBench's all-gold
 recall@12: 0.42 -> 0.80). Their score is what `RoutingDecision.scores` reports for them.
 
+**Feedback.** The best match shares the vocabulary of the tools a request needs beside it
+(the airport lookup of a flight search, the exchange rate a "conversion rate" means), so when
+the ranking's head is confident the context is ranked again with that match's most
+distinctive words added (`nika.agent._feedback`, pseudo-relevance feedback; BM25 alone,
+not with the semantic leg).
+
 **The query** is the distinct terms of the live context, each at the largest weight of the
 parts it appears in. Newest text up, standing text down:
 
@@ -75,6 +81,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from nika.agent._feedback import Feedback
 from nika.agent._prerequisites import prerequisites
 from nika.agent.config import AgentConfig
 from nika.agent.observe import RouteMode, RouteReason
@@ -136,9 +143,10 @@ class RoutingDecision:
     reason: RouteReason
     scores: Mapping[str, float] = field(default_factory=dict)
     """The ranking score of each ranked pick, best first (empty unless `mode` is `ranked`):
-    why a tool was offered. BM25, or the fused score when `reason` is `fused`; a prerequisite
-    ranked in by a pick scores `PREREQUISITE_WEIGHT` times that pick's score. Pinned and
-    recent tools that did not rank have no score."""
+    why a tool was offered. BM25 (of the query with its feedback words, when the head fed
+    back), or the fused score when `reason` is `fused`; a prerequisite ranked in by a pick
+    scores `PREREQUISITE_WEIGHT` times that pick's score. Pinned and recent tools that did not
+    rank have no score."""
 
 
 def parameter_text(definition: ToolDefinition) -> str:
@@ -313,6 +321,7 @@ class ToolRouter:
         # always be able to finish.
         self._pinned = (frozenset(pinned) | {"nika:done"}) & self._names
         self._index: BM25Index | None = None
+        self._feedback: Feedback | None = None
         self._semantic: _SemanticLeg | None = None
         self._prerequisites: dict[str, tuple[str, ...]] = {}
         # Tokenising is most of a small ranked turn: the prompt is the same every turn of a
@@ -323,12 +332,11 @@ class ToolRouter:
         )
         self._observations: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
         if len(self._universe) >= config.route_threshold:
+            fields = {d.name: document_fields(d) for d in self._universe}
             self._index = BM25Index.build_fields(
-                ((d.name, document_fields(d)) for d in self._universe),
-                weights=FIELD_WEIGHTS,
-                k1=BM25_K1,
-                b=BM25_B,
+                fields.items(), weights=FIELD_WEIGHTS, k1=BM25_K1, b=BM25_B
             )
+            self._feedback = Feedback(self._index, fields)
             self._prerequisites = prerequisites(self._universe)
             if config.embedder is not None:
                 by_name: dict[str, ToolDefinition] = {d.name: d for d in self._universe}
@@ -373,12 +381,22 @@ class ToolRouter:
             if lexical:  # else: no term in common, fail open without embedding anything
                 semantic = self._semantic.ranking(semantic_text)
         if not semantic:
-            top = with_prerequisites(self._index.top_k(query, top_k), self._prerequisites, top_k)
+            top = with_prerequisites(self._lexical(query, top_k), self._prerequisites, top_k)
             return top, "bm25"
         fused = reciprocal_rank_fusion(
             [[d.name for d in lexical], semantic], RRF_K, weights=(1.0, SEMANTIC_WEIGHT)
         )
         return with_prerequisites(fused[:top_k], self._prerequisites, top_k), "fused"
+
+    def _lexical(self, query: Mapping[str, float], k: int) -> tuple[ScoredDoc, ...]:
+        """The BM25 ranking of `query`, ranked again with feedback when its head is confident
+        (`nika.agent._feedback`). BM25 alone only: fused, the semantic leg already brings
+        what the request's words miss, and feedback would fill the lexical leg's tail with
+        siblings of little evidence that rank-based fusion cannot tell from strong matches."""
+        assert self._index is not None
+        top = self._index.top_k(query, k)
+        expanded = self._feedback.expanded(query, top) if self._feedback is not None else None
+        return top if expanded is None else self._index.top_k(expanded, k)
 
     def _query(self, ctx: RouteContext) -> dict[str, float]:
         if ctx.prompt != self._prompt[0]:

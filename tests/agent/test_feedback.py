@@ -1,0 +1,134 @@
+"""Pseudo-relevance feedback: who feeds back, with which words, and what it changes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Any
+
+from nika.agent._feedback import FEEDBACK_TERMS, FEEDBACK_WEIGHT, Feedback
+from nika.agent.config import AgentConfig
+from nika.agent.fakes import KeywordEmbedder
+from nika.agent.router import RouteContext, ToolRouter, context_query, document_fields
+from nika.agent.seams import ToolDefinition, ToolName
+from nika.bm25 import BM25Index, ScoredDoc
+
+
+def _tool(name: str, description: str, params: dict[str, Any] | None = None) -> ToolDefinition:
+    schema = {"type": "object", "properties": params or {}}
+    return ToolDefinition(ToolName(name), description, schema, "mcp")
+
+
+# Thirty unrelated tools, one subject each, so every word below is rare in the universe.
+FILLERS = [
+    _tool(f"mcp:misc/tool_{word}", f"Works on {word} items.")
+    for word in (
+        "anchor", "banjo", "cactus", "dune", "easel", "fjord", "gravel", "hammock", "igloo",
+        "jigsaw", "kayak", "lagoon", "mango", "nozzle", "oyster", "pebble", "quiver", "raven",
+        "sequoia", "tulip", "umbrella", "velvet", "wagon", "yarn", "zinnia", "acorn", "bonsai",
+        "cricket", "dolphin", "eclipse",
+    )
+]  # fmt: skip
+RATE = _tool("mcp:fx/exchange_rate", "Real time exchange rate between two currencies.")
+CODES = _tool("mcp:fx/list_currencies", "Every currency code the exchange supports.")
+FLIGHT = _tool("mcp:air/search_flights", "Search flights between two airports.")
+
+
+def _ctx(prompt: str) -> RouteContext:
+    return RouteContext(prompt, "", (), frozenset())
+
+
+def _feedback(universe: list[ToolDefinition]) -> tuple[Feedback, BM25Index]:
+    fields = {d.name: document_fields(d) for d in universe}
+    index = BM25Index.build_fields(fields.items(), weights=(3.0, 1.0, 0.25, 0.3))
+    return Feedback(index, fields), index
+
+
+def test_the_best_match_brings_a_sibling_that_shares_its_words() -> None:
+    router = ToolRouter([*FILLERS, RATE, CODES], AgentConfig(top_k=4))
+    ctx = _ctx("What is the conversion rate of the euro?")
+    query = context_query(ctx)
+    assert "currenc" not in query  # the sibling shares no word with the request
+    ranked = router.rank(ctx)
+    assert ranked[:2] == ["mcp:fx/exchange_rate", "mcp:fx/list_currencies"]
+    assert router.select(ctx).scores["mcp:fx/list_currencies"] > 0.0
+
+
+def test_the_added_words_come_from_the_head_and_weigh_less_than_the_request() -> None:
+    feedback, index = _feedback([*FILLERS, RATE, CODES])
+    query = {"rate": 1.0, "euro": 1.0}
+    expanded = feedback.expanded(query, index.top_k(query, 4))
+    assert expanded is not None
+    added = {t: w for t, w in expanded.items() if t not in query}
+    assert added and len(added) <= FEEDBACK_TERMS
+    assert set(added.values()) == {FEEDBACK_WEIGHT}
+    assert {"exchang", "currenc"} <= set(added)  # the best match's own words
+    assert {t: expanded[t] for t in query} == query  # the request keeps its weights
+
+
+def test_a_tie_between_two_servers_feeds_nothing_back() -> None:
+    # "rates and flights": two intents, one tool each, tied at the top. Feeding either back
+    # would crowd out the other intent with its siblings.
+    feedback, _ = _feedback([*FILLERS, RATE, CODES, FLIGHT])
+    query = {"exchang": 1.0, "flight": 1.0, "currenc": 1.0}
+    two_servers = (ScoredDoc(FLIGHT.name, 5.0), ScoredDoc(RATE.name, 4.9))
+    assert feedback.expanded(query, two_servers) is None
+    # Clear of the runner-up, the best match feeds back alone; tied within one server, both.
+    clear = (ScoredDoc(FLIGHT.name, 5.0), ScoredDoc(RATE.name, 4.0))
+    alone = feedback.expanded(query, clear)
+    assert alone is not None and "airport" in alone and "real" not in alone
+    one_server = (ScoredDoc(RATE.name, 5.0), ScoredDoc(CODES.name, 4.9))
+    both = feedback.expanded(query, one_server)
+    assert both is not None and {"real", "code"} <= set(both)
+
+
+def test_a_match_by_the_server_name_or_subwords_alone_feeds_nothing_back() -> None:
+    feedback, _ = _feedback([*FILLERS, RATE, CODES])
+    head = (ScoredDoc("mcp:fx/exchange_rate", 5.0),)
+    assert feedback.expanded({"fx": 1.0}, head) is None  # only where the tool lives
+    assert feedback.expanded({"#ab": 1.0}, head) is None  # only a subword
+    assert feedback.expanded({"rate": 1.0}, ()) is None  # nothing ranked
+    # Its own word, even once, is evidence enough.
+    assert feedback.expanded({"fx": 1.0, "rate": 1.0}, head) is not None
+
+
+def test_too_many_near_ties_at_the_top_feed_nothing_back() -> None:
+    feedback, _ = _feedback([*FILLERS, RATE, CODES])
+    three = tuple(ScoredDoc(d.name, 5.0) for d in FILLERS[:3])
+    assert feedback.expanded({"anchor": 1.0, "banjo": 1.0, "cactus": 1.0}, three) is None
+
+
+def test_the_semantic_leg_ranks_without_feedback() -> None:
+    embedder = KeywordEmbedder((("euro", "currency"),))
+    fused = ToolRouter([*FILLERS, RATE, CODES], AgentConfig(top_k=4, embedder=embedder))
+    ctx = _ctx("conversion rate of the euro")
+    decision = fused.select(ctx)
+    assert decision.reason == "fused"
+    # The lexical leg is BM25 of the request alone: no feedback word reaches the fusion.
+    plain = BM25Index.build_fields(
+        ((d.name, document_fields(d)) for d in [*FILLERS, RATE, CODES]),
+        weights=(3.0, 1.0, 0.25, 0.3), k1=2.0, b=0.9,
+    )
+    lexical = [d.name for d in plain.top_k(context_query(ctx), 100)]
+    assert lexical == ["mcp:fx/exchange_rate"]
+
+
+def test_feedback_ranks_the_same_across_processes_and_hash_seeds() -> None:
+    script = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "from test_feedback import FILLERS, RATE, CODES, FLIGHT, _ctx\n"
+        "from nika.agent.config import AgentConfig\n"
+        "from nika.agent.router import ToolRouter\n"
+        "r = ToolRouter([*FILLERS, RATE, CODES, FLIGHT], AgentConfig(top_k=12))\n"
+        "print(r.select(_ctx('conversion rate of the euro')).scores)\n"
+    ) % os.path.dirname(__file__)
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True, text=True, check=True,
+        ).stdout
+        for seed in ("0", "1", "4242")
+    }
+    assert len(runs) == 1
+    assert "mcp:fx/list_currencies" in runs.pop()
