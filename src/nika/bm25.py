@@ -64,6 +64,27 @@ class ScoredDoc:
 Query = Iterable[str] | Mapping[str, float]
 """Query terms (each distinct term counts once), or distinct terms with positive weights."""
 
+class Scoring:
+    """Every document's score for one query (`BM25Index.scoring`)."""
+
+    __slots__ = ("_index", "_scores")
+
+    def __init__(self, index: BM25Index, scores: list[float] | npt.NDArray[np.float64]) -> None:
+        self._index = index
+        self._scores = scores
+
+    def top_k(self, k: int) -> tuple[ScoredDoc, ...]:
+        """The `k` best-scoring documents, best first, ties by name; only documents that share
+        a term with the query (empty when none does)."""
+        return self._index._top(self._scores, k)
+
+    def plus(self, query: Query) -> Scoring:
+        """These scores with `query`'s added to them (each document's sum for `query`, in the
+        index's fixed order, then added to its score): a query ranked in two steps, the
+        second chosen from the first's ranking, without summing the first again."""
+        return Scoring(self._index, self._index._plus(self._scores, query))
+
+
 _DENSE_MIN_DOCS: Final = 64
 _PYTHON_MAX_DOCS: Final = 63
 """Largest index scored in pure Python: measured on the router bench's contexts and tools, a
@@ -229,25 +250,40 @@ class BM25Index:
     def top_k(self, query: Query, k: int) -> tuple[ScoredDoc, ...]:
         """The `k` best-scoring documents, best first, ties by name; only documents that share
         a term with the query (empty when none does)."""
+        return self.scoring(query).top_k(k)
+
+    def scoring(self, query: Query) -> Scoring:
+        """Every document's score for `query`, to rank (`Scoring.top_k`) and to add more terms
+        to once a first ranking is known (`Scoring.plus`)."""
+        if self._pairs is not None:
+            return Scoring(self, self._summed(self._pairs, query))
+        return Scoring(self, self._dense_scores(query))
+
+    def _top(self, scores: list[float] | _Floats, k: int) -> tuple[ScoredDoc, ...]:
         if k <= 0:
             return ()
         names = self._names
-        if self._pairs is not None:
-            hit = [(-score, d) for d, score in enumerate(self._summed(self._pairs, query)) if score]
+        if isinstance(scores, list):
+            hit = [(-score, d) for d, score in enumerate(scores) if score]
             return tuple(ScoredDoc(names[d], -neg) for neg, d in sorted(hit)[:k])
-        dense = self._dense_scores(query)
-        n = dense.size
+        n = scores.size
         if n == 0:
             return ()
         hits: _Ints
-        if n > k and (cut := np.partition(dense, n - k)[n - k]) > 0.0:
+        if n > k and (cut := np.partition(scores, n - k)[n - k]) > 0.0:
             # Everything at or above the k-th best score, so ties at the cut all compete.
-            hits = np.flatnonzero(dense >= cut)
+            hits = np.flatnonzero(scores >= cut)
         else:
-            hits = np.flatnonzero(dense)
+            hits = np.flatnonzero(scores)
         # Doc ids follow name order: sort by score descending, then id (= name) ascending.
-        ranked = hits[np.lexsort((hits, -dense[hits]))][:k]
-        return tuple(ScoredDoc(names[d], float(dense[d])) for d in ranked.tolist())
+        ranked = hits[np.lexsort((hits, -scores[hits]))][:k]
+        return tuple(ScoredDoc(names[d], float(scores[d])) for d in ranked.tolist())
+
+    def _plus(self, scores: list[float] | _Floats, query: Query) -> list[float] | _Floats:
+        if isinstance(scores, list):
+            assert self._pairs is not None  # a list of scores comes from the Python path
+            return list(map(add, scores, self._summed(self._pairs, query)))
+        return scores + self._dense_scores(query)
 
     def _groups(self, query: Query) -> list[tuple[float, list[int]]]:
         """The query's known term ids grouped by weight, heaviest group first, each group in

@@ -42,7 +42,7 @@ def _ctx(prompt: str) -> RouteContext:
 def _feedback(universe: list[ToolDefinition]) -> tuple[Feedback, BM25Index]:
     fields = {d.name: document_fields(d) for d in universe}
     index = BM25Index.build_fields(fields.items(), weights=(3.0, 1.0, 0.25, 0.3))
-    return Feedback(index, fields), index
+    return Feedback(index, fields.items()), index
 
 
 def test_the_best_match_brings_a_sibling_that_shares_its_words() -> None:
@@ -58,13 +58,16 @@ def test_the_best_match_brings_a_sibling_that_shares_its_words() -> None:
 def test_the_added_words_come_from_the_head_and_weigh_less_than_the_request() -> None:
     feedback, index = _feedback([*FILLERS, RATE, CODES])
     query = {"rate": 1.0, "euro": 1.0}
-    expanded = feedback.expanded(query, index.top_k(query, 4))
-    assert expanded is not None
-    added = {t: w for t, w in expanded.items() if t not in query}
-    assert added and len(added) <= FEEDBACK_TERMS
+    added = feedback.words(query, index.top_k(query, 4))
+    assert added is not None and 0 < len(added) <= FEEDBACK_TERMS
     assert set(added.values()) == {FEEDBACK_WEIGHT}
     assert {"exchang", "currenc"} <= set(added)  # the best match's own words
-    assert {t: expanded[t] for t in query} == query  # the request keeps its weights
+    assert not set(added) & set(query)  # never a word the query has
+    # The second ranking adds the words' scores to the first's.
+    scoring = index.scoring(query)
+    both = {d.name: d.score for d in scoring.plus(added).top_k(40)}
+    first, more = index.scores(query), index.scores(added)
+    assert both == {n: first.get(n, 0.0) + more.get(n, 0.0) for n in {*first, *more}}
 
 
 def test_a_tie_between_two_servers_feeds_nothing_back() -> None:
@@ -73,30 +76,30 @@ def test_a_tie_between_two_servers_feeds_nothing_back() -> None:
     feedback, _ = _feedback([*FILLERS, RATE, CODES, FLIGHT])
     query = {"exchang": 1.0, "flight": 1.0, "currenc": 1.0}
     two_servers = (ScoredDoc(FLIGHT.name, 5.0), ScoredDoc(RATE.name, 4.9))
-    assert feedback.expanded(query, two_servers) is None
+    assert feedback.words(query, two_servers) is None
     # Clear of the runner-up, the best match feeds back alone; tied within one server, both.
     clear = (ScoredDoc(FLIGHT.name, 5.0), ScoredDoc(RATE.name, 4.0))
-    alone = feedback.expanded(query, clear)
+    alone = feedback.words(query, clear)
     assert alone is not None and "airport" in alone and "real" not in alone
     one_server = (ScoredDoc(RATE.name, 5.0), ScoredDoc(CODES.name, 4.9))
-    both = feedback.expanded(query, one_server)
+    both = feedback.words(query, one_server)
     assert both is not None and {"real", "code"} <= set(both)
 
 
 def test_a_match_by_the_server_name_or_subwords_alone_feeds_nothing_back() -> None:
     feedback, _ = _feedback([*FILLERS, RATE, CODES])
     head = (ScoredDoc("mcp:fx/exchange_rate", 5.0),)
-    assert feedback.expanded({"fx": 1.0}, head) is None  # only where the tool lives
-    assert feedback.expanded({"#ab": 1.0}, head) is None  # only a subword
-    assert feedback.expanded({"rate": 1.0}, ()) is None  # nothing ranked
+    assert feedback.words({"fx": 1.0}, head) is None  # only where the tool lives
+    assert feedback.words({"#ab": 1.0}, head) is None  # only a subword
+    assert feedback.words({"rate": 1.0}, ()) is None  # nothing ranked
     # Its own word, even once, is evidence enough.
-    assert feedback.expanded({"fx": 1.0, "rate": 1.0}, head) is not None
+    assert feedback.words({"fx": 1.0, "rate": 1.0}, head) is not None
 
 
 def test_too_many_near_ties_at_the_top_feed_nothing_back() -> None:
     feedback, _ = _feedback([*FILLERS, RATE, CODES])
     three = tuple(ScoredDoc(d.name, 5.0) for d in FILLERS[:3])
-    assert feedback.expanded({"anchor": 1.0, "banjo": 1.0, "cactus": 1.0}, three) is None
+    assert feedback.words({"anchor": 1.0, "banjo": 1.0, "cactus": 1.0}, three) is None
 
 
 def test_the_semantic_leg_ranks_without_feedback() -> None:
@@ -115,14 +118,15 @@ def test_the_semantic_leg_ranks_without_feedback() -> None:
 
 
 def test_feedback_ranks_the_same_across_processes_and_hash_seeds() -> None:
+    here = os.path.dirname(__file__)
     script = (
-        "import sys; sys.path.insert(0, %r)\n"
+        f"import sys; sys.path.insert(0, {here!r})\n"
         "from test_feedback import FILLERS, RATE, CODES, FLIGHT, _ctx\n"
         "from nika.agent.config import AgentConfig\n"
         "from nika.agent.router import ToolRouter\n"
         "r = ToolRouter([*FILLERS, RATE, CODES, FLIGHT], AgentConfig(top_k=12))\n"
         "print(r.select(_ctx('conversion rate of the euro')).scores)\n"
-    ) % os.path.dirname(__file__)
+    )
     runs = {
         subprocess.run(
             [sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": seed},

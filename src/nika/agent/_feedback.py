@@ -6,31 +6,36 @@ the hotel search, not the airport and location lookups their inputs come from, n
 "conversion rate" the tool described as an "exchange rate". The definition that ranks first
 does share the vocabulary of its siblings. So, as RM3-style feedback does with its top
 documents, the router ranks a second time with the best match's most distinctive words added
-to the query at `FEEDBACK_WEIGHT`.
+to the query at `FEEDBACK_WEIGHT` (their scores added to the first ranking's,
+`nika.bm25.Scoring.plus`).
 
-Which definitions feed back (`Feedback.expanded`):
+Which definitions feed back (`Feedback.words`):
 
-* those scoring within `FEEDBACK_MARGIN` of the best one, at most `FEEDBACK_DOCS`: when more
-  tie at the top, the query did not single out a tool, and which of them ranks first is only
-  name order;
+* those scoring within `FEEDBACK_MARGIN` of the best one, at most `FEEDBACK_DOCS`, all of one
+  server: when more tie at the top, the query did not single out a tool, and which of them
+  ranks first is only name order; when tools of two servers tie, the request has two intents
+  ("the time in Tokyo, then the git log"), and one intent's siblings would crowd out the
+  other's tools;
 * each of which shares a whole term of the request with its own text (its name without the
   server's, description, parameters): a match by the server's name alone ("Slack") or by
   subword terms alone is too weak to say what the request is about, and feeding it back
   would only pull in that match's near-duplicates.
 
 A definition's feedback words are the terms of its name (without the server's) and its
-description, each weighed by its share of those terms times its idf; the `FEEDBACK_TERMS` best
-of each feeding definition are added, unless the query has them already. Measured in
+description, each weighed by its share of those terms times its idf; weights are summed over
+the feeding definitions and the best `FEEDBACK_TERMS` per feeding definition are added,
+unless the query has them already. Measured in
 `bench/router_bench.py` (chosen on the dev split): all-gold recall@12 on NESTFUL rises from
-0.80 to 0.83 on dev (RapidAPI 0.61 -> 0.78) and from 0.75 to 0.82 held out (RapidAPI
-0.49 -> 0.63); without the two conditions the multilingual set loses queries held out.
+0.80 to 0.82 on dev (RapidAPI 0.61 -> 0.72) and from 0.75 to 0.82 held out (RapidAPI
+0.49 -> 0.63, above the seed's 0.57); without the own-word and margin conditions the
+multilingual set loses queries held out.
 
 Deterministic: words are ranked by (-weight, term), feeding definitions in rank order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from nika.agent._prerequisites import server_of
@@ -56,23 +61,23 @@ class Feedback:
     """Each definition's feedback words and own terms, computed once per index."""
 
     def __init__(
-        self, index: BM25Index, fields: Mapping[str, Sequence[Sequence[str]]]
+        self, index: BM25Index, fields: Iterable[tuple[str, Sequence[Sequence[str]]]]
     ) -> None:
-        """`fields`: each definition's name, description and parameter terms (the router's
-        `document_fields`, by name)."""
+        """`fields`: (name, fields) of each definition, fields starting with its name,
+        description and parameter terms (the router's `document_fields`)."""
         self._words: dict[str, tuple[tuple[str, float], ...]] = {}
         self._own: dict[str, frozenset[str]] = {}
-        for name, (_, description, parameters, *_rest) in fields.items():
+        for name, (_, description, parameters, *_rest) in fields:
             server = frozenset(tokenize(server_of(name)))
             bag = [*tokenize(_local_name(name)), *description]
             self._own[name] = frozenset((*bag, *parameters)) - server
             self._words[name] = _weighed(bag, index)
 
-    def expanded(
+    def words(
         self, query: Mapping[str, float], top: Sequence[ScoredDoc]
     ) -> dict[str, float] | None:
-        """`query` with the feedback words of `top`'s confident head added (see the module
-        docstring); None when no definition qualifies."""
+        """The feedback words of `top`'s confident head that `query` lacks, at their weight
+        (see the module docstring); None when no definition qualifies."""
         if not top:
             return None
         best = top[0].score
@@ -90,7 +95,7 @@ class Feedback:
         chosen = sorted(gained, key=lambda t: (-gained[t], t))[: FEEDBACK_TERMS * len(head)]
         if not chosen:
             return None
-        return {**query, **dict.fromkeys(chosen, FEEDBACK_WEIGHT)}
+        return dict.fromkeys(chosen, FEEDBACK_WEIGHT)
 
 
 def _weighed(bag: Sequence[str], index: BM25Index) -> tuple[tuple[str, float], ...]:

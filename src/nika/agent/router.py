@@ -336,7 +336,7 @@ class ToolRouter:
             self._index = BM25Index.build_fields(
                 fields.items(), weights=FIELD_WEIGHTS, k1=BM25_K1, b=BM25_B
             )
-            self._feedback = Feedback(self._index, fields)
+            self._feedback = Feedback(self._index, fields.items())
             self._prerequisites = prerequisites(self._universe)
             if config.embedder is not None:
                 by_name: dict[str, ToolDefinition] = {d.name: d for d in self._universe}
@@ -394,9 +394,10 @@ class ToolRouter:
         what the request's words miss, and feedback would fill the lexical leg's tail with
         siblings of little evidence that rank-based fusion cannot tell from strong matches."""
         assert self._index is not None
-        top = self._index.top_k(query, k)
-        expanded = self._feedback.expanded(query, top) if self._feedback is not None else None
-        return top if expanded is None else self._index.top_k(expanded, k)
+        scoring = self._index.scoring(query)
+        top = scoring.top_k(k)
+        more = self._feedback.words(query, top) if self._feedback is not None else None
+        return top if more is None else scoring.plus(more).top_k(k)
 
     def _query(self, ctx: RouteContext) -> dict[str, float]:
         if ctx.prompt != self._prompt[0]:
