@@ -271,6 +271,7 @@ def quality_section(
         shipped["after, BM25 + semantic (RRF)"] = pooled(
             lambda pool: ToolRouter(pool, AgentConfig(embedder=embedder)).rank
         )
+
     def without_feedback(pool: list[ToolDefinition]) -> Ranker:
         router = ToolRouter(pool, AgentConfig())
         router._feedback = None  # the ablation: one ranking, no feedback words

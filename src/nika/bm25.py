@@ -20,9 +20,11 @@ a quarter or more of the documents (of 64 or more) also gets a dense row of its 
 query concatenates the postings of its distinct sparse terms into one `bincount`, then adds the
 dense rows of its common terms: one pass per distinct query weight. Repeating a term in the
 query does not raise its weight; a query may instead weigh its terms (`Query`), which the router
-uses to keep long tool observations from drowning the task prompt. An index of fewer than 64
-documents does the same arithmetic in pure Python (numpy's cost per call would dominate), in the
-same order, to the same bits.
+uses to keep long tool observations from drowning the task prompt. A query may also be ranked
+in two steps (`BM25Index.scoring`, then `Scoring.plus` with terms chosen from the first
+ranking, as the router's feedback does): the second adds its sums to the first's scores. An
+index of fewer than 64 documents does the same arithmetic in pure Python (numpy's cost per call
+would dominate), in the same order, to the same bits.
 
 Bit-reproducible: documents are numbered in name order and terms in lexical order; every
 document's score is summed in one fixed order (weight groups heaviest first; within a group
@@ -64,12 +66,25 @@ class ScoredDoc:
 Query = Iterable[str] | Mapping[str, float]
 """Query terms (each distinct term counts once), or distinct terms with positive weights."""
 
+_DENSE_MIN_DOCS: Final = 64
+_PYTHON_MAX_DOCS: Final = 63
+"""Largest index scored in pure Python: measured on the router bench's contexts and tools, a
+turn ranks 1.2-1.7x faster so at 24 and 50 tools, 1.3-1.6x slower at 100, worse beyond."""
+
+_Floats = npt.NDArray[np.float64]
+_Ints = npt.NDArray[np.int64]
+
+
+def _idf(n_docs: int, df: int) -> float:
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
 class Scoring:
     """Every document's score for one query (`BM25Index.scoring`)."""
 
     __slots__ = ("_index", "_scores")
 
-    def __init__(self, index: BM25Index, scores: list[float] | npt.NDArray[np.float64]) -> None:
+    def __init__(self, index: BM25Index, scores: list[float] | _Floats) -> None:
         self._index = index
         self._scores = scores
 
@@ -83,19 +98,6 @@ class Scoring:
         index's fixed order, then added to its score): a query ranked in two steps, the
         second chosen from the first's ranking, without summing the first again."""
         return Scoring(self._index, self._index._plus(self._scores, query))
-
-
-_DENSE_MIN_DOCS: Final = 64
-_PYTHON_MAX_DOCS: Final = 63
-"""Largest index scored in pure Python: measured on the router bench's contexts and tools, a
-turn ranks 1.2-1.7x faster so at 24 and 50 tools, 1.3-1.6x slower at 100, worse beyond."""
-
-_Floats = npt.NDArray[np.float64]
-_Ints = npt.NDArray[np.int64]
-
-
-def _idf(n_docs: int, df: int) -> float:
-    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
 
 
 class BM25Index:

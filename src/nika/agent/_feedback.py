@@ -108,4 +108,3 @@ def _weighed(bag: Sequence[str], index: BM25Index) -> tuple[tuple[str, float], .
         counts[term] = counts.get(term, 0) + 1
     weights = {t: n / len(bag) * index.idf(t) for t, n in counts.items()}
     return tuple((t, weights[t]) for t in sorted(weights, key=lambda t: (-weights[t], t)))
-
