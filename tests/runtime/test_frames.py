@@ -126,7 +126,7 @@ def test_every_frame_class_and_agent_event_has_a_kind_of_the_vocabulary() -> Non
     assert {type(f) for f in SAMPLES} == _subclasses(Frame)  # a new frame class gets a sample
     for frame in SAMPLES:
         assert frame.kind in KINDS, frame
-    assert set(frames._WORKFLOW_END.values()) | set(frames._TASK_END.values()) <= KINDS
+    assert set(frames.WORKFLOW_END_KINDS.values()) | set(frames.TASK_END_KINDS.values()) <= KINDS
     assert set(AGENT_KINDS) == _subclasses(AgentEvent) - {Finished}
     assert set(AGENT_KINDS.values()) <= KINDS
     assert {type(e) for e in EVENTS} == set(AGENT_KINDS)

@@ -8,7 +8,10 @@ bare `Read`, an unknown agent event to `ReadAgentStep`.
 
 A record's field names are the wire keys the typed frames write (`frames.wire`): a test
 walks every record against the frame it reads, so a field renamed on the writing side fails
-there instead of reading « unrecorded » forever. The trace views (`trace_view`,
+there instead of reading « unrecorded » forever. Each record names the class it reads
+(`READS`: a frame class, or an agent event class), and the kind tables (`BY_KIND`,
+`BY_AGENT_EVENT`, `TASK_END`) are derived from those classes: a kind is spelled once, where
+the frame or the event is declared. The trace views (`trace_view`,
 `trace_show`), the witness of the chain walk (`trace`), the resume fold (`resume`) and the
 cost replay (`verify_report`) all read frames through `decode`.
 """
@@ -16,9 +19,12 @@ cost replay (`verify_report`) all read frames through `decode`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar
+
+from nika.agent import observe
+from nika.runtime import frames
 
 
 def as_int(value: Any) -> int | None:
@@ -82,6 +88,9 @@ _READERS: Final[Mapping[str, Callable[[Any], Any]]] = {
 class Read:
     """Any frame: where it belongs (`task`; a child workflow's `parent`)."""
 
+    READS: ClassVar[type[Any] | None] = None
+    """The frame class (or, for an agent step, the event class) whose wire keys the record
+    reads: the kinds it decodes are that class's (`frames.kinds_of`, the event's `kind`)."""
     task: str | None = None
     parent: str | None = None
 
@@ -90,6 +99,7 @@ class Read:
 class ReadWorkflowStarted(Read):
     """The prologue's own fields (the boot manifest around them stays in `Frame.fields`)."""
 
+    READS = frames.WorkflowStarted
     workflow: str | None = None
     tasks: int | None = None
     engine_version: str | None = None
@@ -99,6 +109,7 @@ class ReadWorkflowStarted(Read):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadWorkflowEnded(Read):
+    READS = frames.WorkflowEnded
     state: str | None = None
     error: Mapping[str, Any] | None = None
     task_id: str | None = None
@@ -109,6 +120,7 @@ class ReadWorkflowEnded(Read):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadTaskStarted(Read):
+    READS = frames.TaskStarted
     verb: str | None = None
     note: str | None = None
 
@@ -118,6 +130,7 @@ class ReadSettled(Read):
     """A settled value a resume may serve (`checkpoint_written`; `task_completed` adds the
     rest of a terminal frame)."""
 
+    READS: ClassVar[type[Any] | None] = frames.CheckpointWritten  # a subclass reads another
     iteration: int | None = None
     def_hash: str | None = None
     input_hash: str | None = None
@@ -130,6 +143,7 @@ class ReadSettled(Read):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadTaskEnded(ReadSettled):
+    READS = frames.TaskEnded
     agent_outcome: str | None = None
     turns: int | None = None
     tokens: int | None = None
@@ -142,17 +156,20 @@ class ReadTaskEnded(ReadSettled):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadTaskRecovered(Read):
+    READS = frames.TaskRecovered
     code: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadCacheHit(Read):
+    READS = frames.TaskCacheHit
     iteration: int | None = None
     matched_line: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadRetrying(Read):
+    READS = frames.TaskRetrying
     attempt: int | None = None
     code: str | None = None
     iteration: int | None = None
@@ -160,6 +177,7 @@ class ReadRetrying(Read):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadVerbInvoked(Read):
+    READS = frames.VerbInvoked
     verb: str | None = None
     model: str | None = None
     program: str | None = None
@@ -168,6 +186,7 @@ class ReadVerbInvoked(Read):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadToolInvoked(Read):
+    READS = frames.ToolInvoked
     tool: str | None = None
     name: str | None = None
     """Where another engine names the tool (this one writes `tool`)."""
@@ -175,6 +194,7 @@ class ReadToolInvoked(Read):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadCostIncurred(Read):
+    READS = frames.CostIncurred
     model: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -182,6 +202,7 @@ class ReadCostIncurred(Read):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadPermitChecked(Read):
+    READS = frames.PermitChecked
     plane: str | None = None
     gate: str | None = None
     decision: str | None = None
@@ -199,17 +220,19 @@ class ReadAgentStep(Read):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadRunStarted(ReadAgentStep):
+    READS = observe.RunStarted
     model: str | None = None
     universe: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadTurnStarted(ReadAgentStep):
-    pass
+    READS = observe.TurnStarted
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadToolsSelected(ReadAgentStep):
+    READS = observe.ToolsSelected
     offered: tuple[str, ...] | None = None
     universe: int | None = None
     by_source: Mapping[str, int] = dataclasses.field(default_factory=dict)
@@ -220,6 +243,7 @@ class ReadToolsSelected(ReadAgentStep):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadModelCalled(ReadAgentStep):
+    READS = observe.ModelCalled
     model: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -229,6 +253,7 @@ class ReadModelCalled(ReadAgentStep):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadToolCompleted(ReadAgentStep):
+    READS = observe.ToolCompleted
     call_id: str | None = None
     name: str | None = None
     source: str | None = None
@@ -244,6 +269,7 @@ class ReadToolCompleted(ReadAgentStep):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadNudged(ReadAgentStep):
+    READS = observe.Nudged
     reason: str | None = None
     period: int | None = None
     repeats: int | None = None
@@ -251,6 +277,7 @@ class ReadNudged(ReadAgentStep):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadStalled(ReadAgentStep):
+    READS = observe.Stalled
     period: int | None = None
     repeats: int | None = None
     signatures: tuple[str, ...] | None = None
@@ -258,6 +285,7 @@ class ReadStalled(ReadAgentStep):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadComposeChecked(ReadAgentStep):
+    READS = observe.ComposeChecked
     valid: bool | None = None
     error_codes: tuple[str, ...] | None = None
     draft_bytes: int | None = None
@@ -267,47 +295,40 @@ class ReadComposeChecked(ReadAgentStep):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadBudgetCheckpoint(ReadAgentStep):
+    READS = observe.BudgetCheckpoint
     turns_used: int | None = None
     max_turns: int | None = None
     tokens_used: int | None = None
     max_tokens_total: int | None = None
 
 
-TASK_END: Final = {"task_completed": "success", "task_failed": "failure",
-                   "task_skipped": "skipped", "task_cancelled": "cancelled"}
+TASK_END: Final = {kind: status for status, kind in frames.TASK_END_KINDS.items()}
 """Terminal task frame kind → the task's status."""
 
+
+R = TypeVar("R", bound=Read)
+
+
+def _records(cls: type[R]) -> Iterator[type[R]]:
+    """Every record class below `cls`."""
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _records(sub)
+
+
 BY_KIND: Final[Mapping[str, type[Read]]] = {
-    "workflow_started": ReadWorkflowStarted,
-    **dict.fromkeys(("workflow_completed", "workflow_failed", "workflow_cancelled",
-                     "workflow_paused"), ReadWorkflowEnded),
-    "task_started": ReadTaskStarted,
-    **dict.fromkeys(TASK_END, ReadTaskEnded),
-    "task_recovered": ReadTaskRecovered,
-    "task_cache_hit": ReadCacheHit,
-    "checkpoint_written": ReadSettled,
-    "task_retrying": ReadRetrying,
-    "verb_invoked": ReadVerbInvoked,
-    "tool_invoked": ReadToolInvoked,
-    "cost_incurred": ReadCostIncurred,
-    "permit_checked": ReadPermitChecked,
+    kind: record for record in _records(Read)
+    if isinstance(record.READS, type) and issubclass(record.READS, frames.Frame)
+    for kind in frames.kinds_of(record.READS)
 }
 """A frame's kind → its record (an agent loop event is read by `BY_AGENT_EVENT` instead)."""
 
 BY_AGENT_EVENT: Final[Mapping[str, type[ReadAgentStep]]] = {
-    "run_started": ReadRunStarted,
-    "turn_started": ReadTurnStarted,
-    "tools_selected": ReadToolsSelected,
-    "model_called": ReadModelCalled,
-    "tool_completed": ReadToolCompleted,
-    "nudged": ReadNudged,
-    "stalled": ReadStalled,
-    "compose_checked": ReadComposeChecked,
-    "budget_checkpoint": ReadBudgetCheckpoint,
+    str(record.READS.kind): record for record in _records(ReadAgentStep)
+    if record.READS is not None
 }
 """An agent frame's `agent_event` → its record."""
 
-R = TypeVar("R", bound=Read)
 _plans: dict[type[Read], tuple[tuple[str, Callable[[Any], Any]], ...]] = {}
 
 

@@ -167,12 +167,13 @@ class WorkflowEnded(Frame):
 
     @property
     def kind(self) -> str:
-        return _WORKFLOW_END[self.state]
+        return WORKFLOW_END_KINDS[self.state]
 
 
-_WORKFLOW_END: Final[Mapping[WorkflowState, str]] = {
+WORKFLOW_END_KINDS: Final[Mapping[WorkflowState, str]] = {
     "success": "workflow_completed", "failure": "workflow_failed",
     "cancelled": "workflow_cancelled", "paused": "workflow_paused"}
+"""The run's end state → the kind of its terminal frame."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -291,12 +292,13 @@ class TaskEnded(Frame):
 
     @property
     def kind(self) -> str:
-        return _TASK_END[self.status]
+        return TASK_END_KINDS[self.status]
 
 
-_TASK_END: Final[Mapping[Status, str]] = {
+TASK_END_KINDS: Final[Mapping[Status, str]] = {
     "success": "task_completed", "failure": "task_failed", "skipped": "task_skipped",
     "cancelled": "task_cancelled"}
+"""A task's status → the kind of its terminal frame."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -379,6 +381,16 @@ class AgentStep(Frame):
     @property
     def kind(self) -> str:
         return AGENT_KINDS.get(type(self.event), "verb_invoked")
+
+
+def kinds_of(cls: type[Frame]) -> tuple[str, ...]:
+    """The 17-trace kinds the frames of `cls` are written as (a terminal frame's kind is its
+    state's; an agent step's, its event's: `AGENT_KINDS`)."""
+    if cls is WorkflowEnded:
+        return tuple(WORKFLOW_END_KINDS.values())
+    if cls is TaskEnded:
+        return tuple(TASK_END_KINDS.values())
+    return (cls.KIND,)
 
 
 PricedCall = tuple[str, int | None, int | None]

@@ -46,7 +46,7 @@ from nika.canonical import canonical_bytes, canonical_json, plain
 from nika.prices import table_pin
 from nika.runtime._sync import BackgroundSync
 from nika.runtime.bus import RunEvent
-from nika.runtime.frames import wire
+from nika.runtime.frames import TASK_END_KINDS, WORKFLOW_END_KINDS, wire
 from nika.syntax.model import Workflow
 
 GENESIS: Final = b"nika-trace-v1"
@@ -60,9 +60,8 @@ ENGINE_VERSION: Final = f"nika-py/{__version__}"
 """What `engine_version` records: this engine and its version (17 §the fold law judges a
 resume across a difference in it)."""
 DURABLE_KINDS: Final = frozenset({
-    "task_completed", "task_failed", "task_skipped", "task_cancelled", "task_cache_hit",
-    "checkpoint_written", "workflow_completed", "workflow_failed", "workflow_cancelled",
-    "workflow_paused", "run_sealed",
+    *TASK_END_KINDS.values(), *WORKFLOW_END_KINDS.values(), "task_cache_hit",
+    "checkpoint_written", "run_sealed",
 })
 """Frames after which the journal is fsynced: the task boundaries and the run's end."""
 

@@ -43,16 +43,14 @@ from nika.runtime.decoded import (
     ReadVerbInvoked,
     decode,
 )
+from nika.runtime.frames import WORKFLOW_END_KINDS
 from nika.runtime.journal import GENESIS_CHAIN, line_hash
 
 MAX_LINE: Final = 1 << 20
 """15 §decode bounds: one journal line beyond 1 MiB is refused before the JSON parser."""
 MAX_FILE: Final = 256 << 20
 """15 §decode bounds: a journal beyond 256 MiB is not a run this engine produced."""
-TERMINAL_KINDS: Final = frozenset(
-    {"workflow_completed", "workflow_failed", "workflow_cancelled", "workflow_paused",
-     "run_sealed"}
-)
+TERMINAL_KINDS: Final = frozenset({*WORKFLOW_END_KINDS.values(), "run_sealed"})
 """17 §the end of the run: the lifecycle-terminal kinds."""
 WALKS: Final = frozenset({"clean", "finding", "incomplete"})
 """The verdicts that mean « the chain walks » (exit 0)."""
