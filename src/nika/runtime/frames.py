@@ -384,8 +384,8 @@ class AgentStep(Frame):
 
 
 def kinds_of(cls: type[Frame]) -> tuple[str, ...]:
-    """The 17-trace kinds the frames of `cls` are written as (a terminal frame's kind is its
-    state's; an agent step's, its event's: `AGENT_KINDS`)."""
+    """The 17-trace kinds the frames of `cls` are written as: a terminal frame's is its
+    state's (an `AgentStep`'s kind is its event's, `AGENT_KINDS`, not its class's)."""
     if cls is WorkflowEnded:
         return tuple(WORKFLOW_END_KINDS.values())
     if cls is TaskEnded:
