@@ -120,9 +120,11 @@ class Streams:
 
 def run_command(options: RunOptions, streams: Streams,
                 environ: Mapping[str, str] | None = None,
-                extra_sinks: Sequence[SinkFactory] = ()) -> int:
+                extra_sinks: Sequence[SinkFactory] = (),
+                placement: Placement | None = None) -> int:
     """Run `nika run` end to end; returns the exit status. Every started run writes its
-    journal (17); `extra_sinks` are attached to the bus after it."""
+    journal (17); `extra_sinks` are attached to the bus after it. `placement` is an
+    embedder's own (a `RayPlacement` on a cluster it joined); None: `options.executor`'s."""
     env = dict(os.environ if environ is None else environ)
     try:
         named = preflight.arguments(
@@ -175,7 +177,8 @@ def run_command(options: RunOptions, streams: Streams,
         streams.err.write(f"nika run: {printable(notice)}\n")
     executor = contextlib.ExitStack()
     try:
-        placement = executor.enter_context(_executor(options, env))
+        placement = executor.enter_context(
+            _executor(options, env) if placement is None else contextlib.nullcontext(placement))
     except NikaError as exc:
         streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         _write_report(options, refused_report([exc], Masker()))

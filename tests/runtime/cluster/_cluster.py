@@ -28,6 +28,7 @@ ray = pytest.importorskip("ray", reason="the nika[ray] extra is installed by `ma
 from ray.cluster_utils import Cluster as Cluster  # noqa: E402  (re-exported to the tests)
 
 from nika.runtime.launch import RunOptions, Streams, run_command  # noqa: E402
+from nika.runtime.placement import Placement  # noqa: E402
 
 STORE: Final = 80 * 1024 * 1024
 """Object store per node: Ray's floor is ~75 MiB; our payloads are kilobytes."""
@@ -80,13 +81,18 @@ def end_workers(cluster: Cluster, *, within_s: float = 10.0) -> list[int]:
     pids = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
     workers = [pid for pid in pids if (stat := _stat(pid)) is not None
                and stat[1] in raylets and b"\0RAY_JOB_ID=" in b"\0" + _environ(pid)]
-    for pid in workers:
+    terminate(workers, within_s=within_s)
+    return workers
+
+
+def terminate(pids: list[int], *, within_s: float = 10.0) -> None:
+    """SIGTERM `pids` and wait, bounded, until none is running (a zombie counts as gone)."""
+    for pid in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline and any(_running(pid) for pid in workers):
+    while time.monotonic() < deadline and any(_running(pid) for pid in pids):
         time.sleep(0.05)
-    return workers
 
 
 def _stat(pid: int) -> tuple[str, int] | None:
@@ -138,7 +144,7 @@ class Run:
 
 def run(path: Path, tmp: Path, *, executor: str, env: Mapping[str, str] | None = None,
         vars: tuple[str, ...] = (), concurrency: int = 8, resume: Path | None = None,
-        answers: tuple[str, ...] = ()) -> Run:
+        answers: tuple[str, ...] = (), placement: Placement | None = None) -> Run:
     report = tmp / f"report-{executor}.json"
     traces = tmp / f"traces-{executor}"
     before = set(traces.glob("*.ndjson")) if traces.exists() else set()
@@ -148,7 +154,7 @@ def run(path: Path, tmp: Path, *, executor: str, env: Mapping[str, str] | None =
         RunOptions(file=path, vars=vars, report=report, trace_dir=traces,
                    concurrency=concurrency, executor=executor, resume=resume,
                    answers=answers),
-        Streams(out=out, err=err), environ=environ)
+        Streams(out=out, err=err), environ=environ, placement=placement)
     # This run's journal: two runs in one second share a name's time part, so never "the
     # last by name" (the run id suffix is random).
     [journal] = set(traces.glob("*.ndjson")) - before if traces.exists() else [None]

@@ -4,7 +4,8 @@ The driver keeps everything that must be single — the scheduler, the check, th
 and `timeout:`, the concurrency bounds, the bus and so the journal and the report. For each
 verb attempt it submits one Ray task (`worker.unit_stream`) and replays what streams back:
 bus frames are emitted on the run's bus (which assigns `seq`, masks, journals), agent events
-go through the one adapter (`AgentFrames`), the outcome returns to the pipeline. Since every
+go through the one adapter (`AgentFrames`), the outcome returns to the pipeline once the
+stream has ended cleanly (a worker that dies after sending it is node loss). Since every
 attempt holds a pipeline slot while its Ray task is in flight, `--concurrency` and
 `for_each.max_parallel` bound the in-flight Ray tasks.
 
@@ -37,7 +38,7 @@ from nika.errors import NikaError
 from nika.runtime.cluster.config import RayConfig
 from nika.runtime.cluster.faults import lost, translate
 from nika.runtime.cluster.sealing import Sealer
-from nika.runtime.cluster.worker import UnitCall, unit_stream
+from nika.runtime.cluster.worker import Body, Packet, UnitCall, unit_stream
 from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.services import RunServices
 from nika.runtime.verbs import VerbAttempt, run_verb
@@ -110,14 +111,18 @@ def ray_placement(config: RayConfig, *, mcp_config: str | None = None) -> Iterat
 
 
 class RayPlacement:
-    """Implements `Placement` on a connected Ray cluster (see the module docstring)."""
+    """Implements `Placement` on a connected Ray cluster (see the module docstring).
 
-    def __init__(self, config: RayConfig, *, mcp_config: str | None = None) -> None:
+    `body` is the Ray task body, `worker.unit_stream`; a fault test wraps it (same protocol)
+    to make a fault happen at a chosen instant, which no cluster operation can."""
+
+    def __init__(self, config: RayConfig, *, mcp_config: str | None = None,
+                 body: Body = unit_stream) -> None:
         import ray
 
         self._config = config
         self._mcp_config = mcp_config
-        self._remote = ray.remote(max_retries=0, retry_exceptions=False)(unit_stream)
+        self._remote = ray.remote(max_retries=0, retry_exceptions=False)(body)
         self._workflows: dict[int, tuple[Workflow, str, Any]] = {}
         self._lost: asyncio.Future[NikaError] | None = None
         self._watchdog: asyncio.Task[None] | None = None
@@ -171,7 +176,15 @@ class RayPlacement:
         from ray.exceptions import RayError
 
         observer = None
+        outcome: Packet | None = None
         try:
+            # Read to the stream's end, never just to the outcome: the outcome counts only
+            # once the Ray task has returned. A node that dies takes its worker down in
+            # Ray's own order — its children are SIGKILLed, then the process exits — so the
+            # attempt may report that teardown (an exec "killed by signal 9", an MCP server
+            # gone, a provider's connection reset) as its own outcome in the instant before
+            # the worker vanishes. The stream then ends in Ray's error for the dead worker,
+            # which is node loss (NIKA-CLUSTER-001, transient) whatever the attempt said.
             async for ref in stream:
                 for message in await ref:
                     tag = message[0]
@@ -182,13 +195,15 @@ class RayPlacement:
                         if observer is None:
                             observer = loop_observer(services, unit, notes)
                         observer.on_event(event)
-                    elif tag == "done":
-                        return sealer.unseal(message[1])
                     else:
-                        raise _error(sealer.unseal(message[1]), unit)
+                        outcome = message
         except RayError as exc:
             raise translate(exc, unit) from None
-        raise translate(RuntimeError("the worker's stream ended without an outcome"), unit)
+        if outcome is None:
+            raise translate(RuntimeError("the worker's stream ended without an outcome"), unit)
+        if outcome[0] == "done":
+            return sealer.unseal(outcome[1])
+        raise _error(sealer.unseal(outcome[1]), unit)
 
     @staticmethod
     def _cancel(stream: Any) -> None:

@@ -36,23 +36,37 @@ def _names(exc: BaseException) -> set[str]:
     return {cls.__name__ for cls in type(exc).__mro__}
 
 
+def _where(unit: UnitAttempt) -> str:
+    return f"task {unit.task!r}" + (f" iteration {unit.iteration}"
+                                    if unit.iteration is not None else "")
+
+
+def _details(unit: UnitAttempt, **extra: object) -> dict[str, object]:
+    details: dict[str, object] = {"task": unit.task, "attempt": unit.attempt, **extra}
+    if unit.iteration is not None:
+        details["iteration"] = unit.iteration
+    return details
+
+
+def died(unit: UnitAttempt, why: str, **details: object) -> NikaError:
+    """`NIKA-CLUSTER-001` (transient): the worker or node running `unit` died under it."""
+    return NikaError(
+        codes.CLUSTER_001,
+        f"{_where(unit)}: the Ray worker running attempt {unit.attempt} died before it "
+        f"answered ({why}); nothing of that attempt is kept — declare `retry:` on the task "
+        "to run it again on a live node",
+        details=_details(unit, **details),
+    )
+
+
 def translate(exc: BaseException, unit: UnitAttempt) -> NikaError:
     """The coded error for a Ray failure while `unit` ran remotely."""
     names = _names(exc)
-    where = f"task {unit.task!r}" + (f" iteration {unit.iteration}"
-                                     if unit.iteration is not None else "")
+    where = _where(unit)
     summary = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
-    details = {"task": unit.task, "attempt": unit.attempt, "ray_error": type(exc).__name__}
-    if unit.iteration is not None:
-        details["iteration"] = unit.iteration
+    details = _details(unit, ray_error=type(exc).__name__)
     if names & set(_DIED):
-        return NikaError(
-            codes.CLUSTER_001,
-            f"{where}: the Ray worker running attempt {unit.attempt} died before it answered "
-            f"({summary}); nothing of that attempt is kept — declare `retry:` on the task to "
-            "run it again on a live node",
-            details=details,
-        )
+        return died(unit, summary, ray_error=type(exc).__name__)
     if names & set(_LOST):
         return lost(f"{where}: the Ray cluster stopped answering ({summary})", details)
     if "ModuleNotFoundError" in str(exc) or "No module named" in str(exc):

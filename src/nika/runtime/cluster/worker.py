@@ -15,6 +15,10 @@ batches (whatever accumulated since the last batch):
     ("done", output)                 the attempt's raw output — always last
     ("error", ToolFailure)           the attempt's NikaError as frozen data — always last
 
+An outcome met after this node's raylet died is replaced by node loss (`NIKA-CLUSTER-001`):
+Ray's teardown of a dead node kills the attempt's children, so the attempt's own verdict on
+them means nothing.
+
 The verb runs on its own event loop in a helper thread so that the generator's thread stays
 free to receive Ray's cancellation (a KeyboardInterrupt): it then cancels the verb, which
 kills an exec's process group and reaps it, exactly as a local timeout does.
@@ -43,6 +47,7 @@ from nika.errors import NikaError
 from nika.masking import Masker
 from nika.providers import resolve_provider
 from nika.runtime.bus import EventBus, RunEvent
+from nika.runtime.cluster.faults import died
 from nika.runtime.cluster.sealing import Sealer
 from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.permits import PermitGate
@@ -56,6 +61,8 @@ from nika.tools.mcp_registry import load_registry
 Packet = tuple[Any, ...]
 """One tagged message to the driver (the shapes above)."""
 Emit = Callable[[Packet], None]
+Body = Callable[["UnitCall"], Iterator[list[Packet]]]
+"""The Ray task body's shape: `unit_stream`'s."""
 
 _POLL: Final = 0.05
 _CANCEL_GRACE: Final = 30.0
@@ -185,11 +192,18 @@ async def _attempt(call: UnitCall, emit: Emit, workflow: Workflow, secrets: dict
                                           child=None, unit=call.unit))
 
 
+def _raylet() -> int | None:
+    """This worker's parent when it is the node's raylet (as Ray starts workers), else None."""
+    parent = os.getppid()
+    return parent if os.environ.get("RAY_RAYLET_PID") == str(parent) else None
+
+
 class _Attempt:
     """Runs `_attempt` on a fresh event loop in a helper thread; `cancel` is thread-safe."""
 
     def __init__(self, call: UnitCall, emit: Emit) -> None:
         self._call, self._emit = call, emit
+        self._raylet = _raylet()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._job: asyncio.Task[None] | None = None
         self._cancelled = False
@@ -216,23 +230,31 @@ class _Attempt:
 
     async def _guarded(self) -> None:
         sealer = Sealer({})
+        outcome: Packet
         try:
             workflow = _workflow(self._call)
             secrets = _secrets(workflow, os.environ, Path(self._call.workflow_dir))
             sealer = Sealer(secrets)
-            output = await _attempt(self._call, self._emit, workflow, secrets, sealer)
+            outcome = ("done", await _attempt(self._call, self._emit, workflow, secrets, sealer))
         except NikaError as exc:
-            self._emit(("error", sealer.seal(ToolFailure.of(exc))))
+            outcome = ("error", ToolFailure.of(exc))
         except asyncio.CancelledError:
             self._emit(("error", None))
             raise
         except Exception as exc:  # an engine bug fails this attempt, named, never the worker
-            self._emit(("error", sealer.seal(ToolFailure.of(NikaError(codes.IMPL_001, (
+            outcome = ("error", ToolFailure.of(NikaError(codes.IMPL_001, (
                 f"task {self._call.task!r}: the engine failed on a Ray worker with "
                 f"{type(exc).__name__}: {exc}; this is an engine bug — please report it"),
-                details={"task": self._call.task, "exception": type(exc).__name__})))))
-        else:
-            self._emit(("done", sealer.seal(output)))
+                details={"task": self._call.task, "exception": type(exc).__name__})))
+        if self._raylet is not None and os.getppid() != self._raylet:
+            # The raylet died under the attempt (this worker was re-parented as it did), and
+            # Ray tears a node down only after its raylet is gone — SIGKILLing the workers'
+            # children first — so whatever the attempt met since may be that teardown: an
+            # outcome now is the node's loss, never the attempt's own (the driver's rule for
+            # a stream cut short, applied where the stream may still end cleanly).
+            outcome = ("error", ToolFailure.of(died(
+                self._call.unit, "its node's raylet died while the attempt ran")))
+        self._emit((outcome[0], sealer.seal(outcome[1])))
 
 
 def _next(outbox: queue.SimpleQueue[Packet]) -> Packet:
