@@ -332,11 +332,16 @@ def test_a_timeout_cancels_the_remote_attempt_and_reaps_its_child(
     assert _wait(lambda: not _sleepers(), 15), "the worker's child outlived the timeout"
 
 
-def test_the_driver_losing_the_cluster_ends_the_run_with_a_coded_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("when", ["mid-task", "before-start"])
+def test_the_driver_losing_the_cluster_ends_the_run_with_a_coded_error(
+    tmp_path: Path, when: str
+) -> None:
     # In a child process: Ray's own client ends a driver whose cluster stayed gone for a
-    # minute, and this test's process must never be that driver.
+    # minute, and this test's process must never be that driver. `before-start`: the run's
+    # first submission meets the dead control store (Ray waits on it with the loop held,
+    # unless the submission is off the loop), so only the watchdog can end the run.
     done = subprocess.run(
-        [sys.executable, str(HERE / "_lose_cluster.py"), str(tmp_path)],
+        [sys.executable, str(HERE / "_lose_cluster.py"), str(tmp_path), when],
         capture_output=True, text=True, timeout=240,
         env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"},
     )

@@ -21,13 +21,15 @@ answered for `lost_after` seconds every attempt in flight, and every later one, 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import os
 import sys
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 from nika import codes
@@ -134,8 +136,23 @@ class RayPlacement:
         if lost_future.done():
             raise lost_future.result()
         sealer = Sealer(attempt.services.secrets)
-        stream = self._remote.options(**self._config.options(attempt.task.verb)).remote(
-            self._call(attempt, sealer))
+        submit = self._remote.options(**self._config.options(attempt.task.verb)).remote
+        call = self._call(attempt, sealer)
+        # Submitted off the loop: Ray's first submission writes to the control store and
+        # waits as long as it takes, while the watchdog that would see the store is gone
+        # runs on this loop. Abandoned (cancelled, or the cluster lost), a late submission
+        # is cancelled as soon as it exists.
+        submitted = _on_a_thread(lambda: submit(call))
+        try:
+            await asyncio.wait({asyncio.wrap_future(submitted), lost_future},
+                               return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            submitted.add_done_callback(self._abandon)
+            raise
+        if not submitted.done():
+            submitted.add_done_callback(self._abandon)
+            raise lost_future.result()
+        stream = submitted.result()
         consume = asyncio.ensure_future(self._consume(
             stream, attempt.services, sealer, attempt.notes, attempt.unit))
         try:
@@ -212,6 +229,11 @@ class RayPlacement:
         with contextlib.suppress(Exception):  # already finished, or the cluster is gone
             ray.cancel(stream)
 
+    @classmethod
+    def _abandon(cls, submitted: concurrent.futures.Future[Any]) -> None:
+        if not submitted.cancelled() and submitted.exception() is None:
+            cls._cancel(submitted.result())
+
     # -- the watchdog ---------------------------------------------------------------------
 
     def _watch(self) -> asyncio.Future[NikaError]:
@@ -242,6 +264,22 @@ def _callers(services: RunServices) -> tuple[PermitJudge, ...]:
     """The boundaries a child workflow runs under besides its own (spec 14 law 3)."""
     judge = getattr(services.gate, "judge", None)
     return judge.callers if isinstance(judge, NestedJudge) else ()
+
+
+def _on_a_thread(work: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+    """`work()` on a daemon thread of its own: stuck in Ray, it never holds the process's
+    exit (the loop's executor threads are joined at exit)."""
+    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def main() -> None:
+        done.set_running_or_notify_cancel()  # running: nothing cancels it from now on
+        try:
+            done.set_result(work())
+        except BaseException as exc:  # handed to the awaiting attempt, which re-raises it
+            done.set_exception(exc)
+
+    threading.Thread(target=main, name="nika:ray-submit", daemon=True).start()
+    return done
 
 
 def _nodes_answer() -> None:
