@@ -21,7 +21,7 @@ from typing import Final
 
 from nika import codes
 from nika.check.context import CheckContext, Finding
-from nika.errors import NikaError
+from nika.errors import NikaError, task_error
 from nika.syntax.model import ExecBody
 
 _SHELLS: Final = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "fish"})
@@ -135,11 +135,11 @@ def argv_blocked(argv: Sequence[str]) -> str | None:
 
 def refusal(task: str, why: str) -> NikaError:
     """The `NIKA-SEC-001` refusal of one task's command."""
-    return NikaError(
-        codes.SEC_001,
-        f"task {task!r}: the exec command is refused by the blocklist ({why}); this command is "
+    return task_error(
+        codes.SEC_001, task,
+        f"the exec command is refused by the blocklist ({why}); this command is "
         "never run by nika — rewrite the step so it does not need it",
-        details={"task": task, "rule": why},
+        rule=why,
     )
 
 

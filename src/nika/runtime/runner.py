@@ -39,7 +39,7 @@ from typing import Any
 from nika import codes
 from nika.canonical import loose_json
 from nika.check.graph import Graph, derive
-from nika.errors import NikaError
+from nika.errors import NikaError, task_error
 from nika.runtime.execute import Pipeline, Settlement, Sleep
 from nika.runtime.frames import (
     TaskCacheHit,
@@ -218,9 +218,9 @@ class Runner:
                 current.uncancel()
             outcome = None
         except Exception as exc:  # an engine bug settles this task, never hangs the run
-            outcome = Settlement("failure", error=NikaError(
-                codes.IMPL_001, f"task {task.id!r}: internal error {type(exc).__name__}: "
-                f"{exc}; this is an engine bug — please report it", details={"task": task.id}))
+            outcome = Settlement("failure", error=task_error(
+                codes.IMPL_001, task.id, f"internal error {type(exc).__name__}: "
+                f"{exc}; this is an engine bug — please report it"))
         record = self._record(task, outcome, started, notes)
         if outcome is None or outcome.attempts > 0:  # only a producer that started unwinds
             await self._unwind(task.id, record)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
 
 from nika import codes
-from nika.errors import NikaError
+from nika.errors import NikaError, task_error
 from nika.syntax.template import stringify, walk_strings
 
 Kind = Literal["number", "integer"]
@@ -188,11 +188,11 @@ def resolve(verb: str, field: str, raw: Any, env: Mapping[str, Any], task: str) 
     value = interpolate(raw, env)
     problem = rule.problem(value)
     if problem is not None:
-        raise NikaError(
-            rule.code or RESOLVED,
-            f"task {task!r}: `{verb}.{field}` resolved to {_show(value)}, but it {problem}; "
+        raise task_error(
+            rule.code or RESOLVED, task,
+            f"`{verb}.{field}` resolved to {_show(value)}, but it {problem}; "
             "fix the value it is templated from (or write a literal)",
-            details={"task": task, "field": f"{verb}.{field}"},
+            field=f"{verb}.{field}",
         )
     return rule.value(value)
 

@@ -43,7 +43,7 @@ from nika.agent.config import AgentConfig
 from nika.agent.observe import AgentEvent
 from nika.agent.seams import ToolFailure
 from nika.check.judge import PermitJudge
-from nika.errors import NikaError
+from nika.errors import NikaError, task_error
 from nika.masking import Masker
 from nika.providers import resolve_provider
 from nika.runtime.bus import EventBus, RunEvent
@@ -242,10 +242,10 @@ class _Attempt:
             self._emit(("error", None))
             raise
         except Exception as exc:  # an engine bug fails this attempt, named, never the worker
-            outcome = ("error", ToolFailure.of(NikaError(codes.IMPL_001, (
-                f"task {self._call.task!r}: the engine failed on a Ray worker with "
-                f"{type(exc).__name__}: {exc}; this is an engine bug — please report it"),
-                details={"task": self._call.task, "exception": type(exc).__name__})))
+            outcome = ("error", ToolFailure.of(task_error(
+                codes.IMPL_001, self._call.task, "the engine failed on a Ray worker with "
+                f"{type(exc).__name__}: {exc}; this is an engine bug — please report it",
+                exception=type(exc).__name__)))
         if self._raylet is not None and os.getppid() != self._raylet:
             # The raylet died under the attempt (this worker was re-parented as it did), and
             # Ray tears a node down only after its raylet is gone — SIGKILLing the workers'
