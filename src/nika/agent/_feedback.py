@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
-from nika.agent._prerequisites import server_of
+from nika.agent._prerequisites import local_name, server_of
 from nika.analyzer import tokenize
 from nika.bm25 import BM25Index, ScoredDoc
 
@@ -50,11 +50,6 @@ FEEDBACK_MARGIN: Final = 1.05
 """A definition feeds back when its score times this exceeds the best score."""
 FEEDBACK_DOCS: Final = 2
 """More definitions within the margin than this: no feedback (the top is a tie)."""
-
-
-def _local_name(name: str) -> str:
-    """A tool's name without its server: `mcp:github/create_issue` -> `create_issue`."""
-    return name.rpartition("/")[2].rpartition(":")[2]
 
 
 class Feedback:
@@ -69,7 +64,7 @@ class Feedback:
         self._own: dict[str, frozenset[str]] = {}
         for name, (_, description, parameters, *_rest) in fields:
             server = frozenset(tokenize(server_of(name)))
-            bag = [*tokenize(_local_name(name)), *description]
+            bag = [*tokenize(local_name(name)), *description]
             self._own[name] = frozenset((*bag, *parameters)) - server
             self._words[name] = _weighed(bag, index)
 

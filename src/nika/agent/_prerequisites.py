@@ -50,8 +50,13 @@ def server_of(name: str) -> str:
     return scheme if colon else ""
 
 
+def local_name(name: str) -> str:
+    """A tool's name without its server: `mcp:github/create_issue` -> `create_issue`."""
+    return name.rpartition("/")[2].rpartition(":")[2]
+
+
 def _tool_words(name: str) -> Phrase:
-    return tuple(words(name.rpartition("/")[2].rpartition(":")[2]))
+    return tuple(words(local_name(name)))
 
 
 def _descriptions(definition: ToolDefinition) -> Iterable[str]:
