@@ -50,6 +50,9 @@ def test_a_request_it_cannot_serve_is_declined_and_it_serves_on(
     served: Served, tmp_path: Path
 ) -> None:
     assert _exchange(served.socket, [b"junk"]) == [wire.DECLINED, b"", b"", b""]
+    (tmp_path / "r.yaml").write_text("nika: r\ntasks:\n  a:\n    infer: { prompt: hi }\n")
+    ran = _exchange(served.socket, _request(str(tmp_path), "run", "r.yaml"))
+    assert ran == [wire.DECLINED, b"", b"", b""]  # a check server runs no other command
     gone = str(tmp_path / "gone")
     declined = _exchange(served.socket, _request(gone, "check", "x"))
     assert declined is not None and declined[0] == wire.DECLINED

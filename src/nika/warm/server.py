@@ -163,7 +163,8 @@ class Server:
             fields = wire.decode(_read(conn))
         except OSError:
             return None
-        if fields is None or len(fields) < 9:  # the header, then argv from "check"
+        if fields is None or len(fields) < 9 or fields[8] != b"check":
+            # the header, then argv from "check": a check server runs no other command
             return _send(conn, [wire.DECLINED, b"", b"", b""])
         if fields[:2] != [wire.PROTOCOL, __version__.encode()] \
                 or fingerprint(wire.package_dir()) != self.key:
