@@ -3,11 +3,13 @@ run's executor gives the same value, and leaves a templated one to the run."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from nika.check import check
+from nika.cli import main
 from nika.errors import NikaError
 from nika.stdlib._paths import unusable, unusable_detail
 from nika.tools.builtins import BuiltinExecutor
@@ -68,3 +70,18 @@ def test_an_unusable_path_is_no_effect_to_permit() -> None:
     assert sorted(e.code for e in verdict.errors) == ["NIKA-AUTH-006", "NIKA-INVOKE-002"]
     suggested = next(e.detail for e in verdict.errors if e.code == "NIKA-AUTH-006")
     assert 'tools: ["nika:read"]' in suggested and "fs:" not in suggested
+
+
+def test_the_cli_check_and_run_refuse_it_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flow = tmp_path / "p.nika.yaml"
+    flow.write_text(READ_NUL, encoding="utf-8")
+    assert main(["check", "--json", str(flow)]) == 1
+    checked = json.loads(capsys.readouterr().out)
+    assert [e["code"] for e in checked["errors"]] == ["NIKA-INVOKE-002"]
+    report = tmp_path / "report.json"
+    assert main(["run", str(flow), "--report", str(report)]) == 1
+    capsys.readouterr()
+    assert "NIKA-INVOKE-002" in report.read_text(encoding="utf-8")
+    assert not (tmp_path / "in").exists()  # nothing was read or written: refused up front
