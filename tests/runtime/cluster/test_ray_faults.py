@@ -265,11 +265,13 @@ def test_an_attempt_that_outlives_its_nodes_raylet_is_node_loss_not_its_own_succ
                      env={"NIKA_RAY_RESOURCES": json.dumps({"exec": {"resources": {"lane": 1}}})})
         killer.join(10)
     finally:
-        # The dead raylet's worker would outlive the test by ten minutes: end it here.
-        for node in killed:
-            _end_orphans_of(node.all_processes["raylet"][0].process.pid)
+        # Both deaf nodes' workers would outlive their raylets by ten minutes — the killed
+        # one's and the one `remove_node` kills here: end them once their raylets are gone.
+        raylets = [node.all_processes["raylet"][0].process.pid for node in nodes]
         for node in nodes:
             cluster.remove_node(node, allow_graceful=False)
+        for raylet_pid in raylets:
+            _end_orphans_of(raylet_pid)
     assert result.status == 0, result.stderr
     work = result.task("work")
     assert work["status"] == "success" and work["attempts"] == 2
