@@ -16,10 +16,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nika.check._islands import exprs
+from nika.check._islands import reads
 from nika.errors import NikaError
 from nika.syntax.binding import interpolate
-from nika.syntax.expr import references
 from nika.syntax.model import Task, Workflow
 from nika.syntax.template import walk_strings
 
@@ -48,19 +47,18 @@ def _sources(
     value: Any, task: Task, via: tuple[str, ...], seen: frozenset[str]
 ) -> Iterator[Source]:
     for _at, text in walk_strings(value):
-        for expr in exprs(text):
-            for ref in references(expr):
-                if ref.root == "with" and ref.path:
-                    name = str(ref.path[0])
-                    if name in seen or name not in task.with_:
-                        continue
-                    hop = f"tasks.{task.id}.with.{name}"
-                    yield from _sources(task.with_[name], task, (hop, *via), seen | {name})
-                elif ref.root in ("inputs", "const", "secrets") and ref.path:
-                    yield Source(f"{ref.root}.{ref.path[0]}", ref.root, via)
-                elif ref.root == "tasks" and ref.path:
-                    field = str(ref.path[1]) if len(ref.path) > 1 else "output"
-                    yield Source(f"tasks.{ref.path[0]}.{field}", "tasks", via)
+        for ref in reads(text):
+            if ref.root == "with" and ref.path:
+                name = str(ref.path[0])
+                if name in seen or name not in task.with_:
+                    continue
+                hop = f"tasks.{task.id}.with.{name}"
+                yield from _sources(task.with_[name], task, (hop, *via), seen | {name})
+            elif ref.root in ("inputs", "const", "secrets") and ref.path:
+                yield Source(f"{ref.root}.{ref.path[0]}", ref.root, via)
+            elif ref.root == "tasks" and ref.path:
+                field = str(ref.path[1]) if len(ref.path) > 1 else "output"
+                yield Source(f"tasks.{ref.path[0]}.{field}", "tasks", via)
 
 
 def is_untrusted(source: Source) -> bool:

@@ -15,15 +15,17 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nika import codes
 from nika.check._islands import exprs, whole
 from nika.check.context import CheckContext, Finding, Hint
 from nika.check.graph import Graph
-from nika.syntax.expr import Binary, Expr, Ident, Index, Literal, Member, Not, Ternary
 from nika.syntax.globs import glob_match
 from nika.syntax.model import AgentBody, ExecBody, InvokeBody, Task, TaskId
+
+if TYPE_CHECKING:
+    from nika.syntax.expr import Expr
 
 NET: Final = frozenset({"nika:fetch", "nika:notify"})
 EGRESS_BUILTINS: Final = frozenset(
@@ -207,6 +209,9 @@ def _substitution(task: Task, gate: TaskId) -> Mapping[str, Any]:
 
 
 def _dotted(node: Expr) -> str | None:
+    # A tree exists, so the expression language is loaded: these imports only bind names.
+    from nika.syntax.expr import Ident, Index, Literal, Member
+
     steps: list[str] = []
     while isinstance(node, Member | Index):
         if isinstance(node, Member):
@@ -223,6 +228,8 @@ def _dotted(node: Expr) -> str | None:
 
 def _eval(node: Expr, subst: Mapping[str, Any], reads: list[bool]) -> Any:
     """Kleene-3 over the decidable fragment; anything else is unknown."""
+    from nika.syntax.expr import Binary, Literal, Not, Ternary
+
     if isinstance(node, Literal):
         return node.value
     dotted = _dotted(node)

@@ -8,12 +8,14 @@ expression) becomes a named symbol, never a guess.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nika.check._bounds import Bound
 from nika.check._islands import whole
-from nika.syntax.expr import Expr, ListExpr, Literal, is_reference, references, unparse
 from nika.syntax.model import Task, TaskId, Workflow
+
+if TYPE_CHECKING:
+    from nika.syntax.expr import Expr
 
 _MAX_HOPS: Final = 32
 """How many `with:`/`tasks.X.output` hops a size is chased through before it is a symbol
@@ -52,6 +54,9 @@ class Quantities:
         expr = _whole(value)
         if expr is None:
             return self._symbol(f"|{value}|", f"the length of {value!r}, known at run time")
+        # A tree exists, so the expression language is loaded: this only binds names.
+        from nika.syntax.expr import ListExpr, is_reference, references, unparse
+
         if isinstance(expr, ListExpr):
             return Bound.of(len(expr.items))
         if hops < _MAX_HOPS and is_reference(expr) and len(references(expr)) == 1:
@@ -85,6 +90,8 @@ class Quantities:
         expr = _whole(value)
         if expr is None:
             return None
+        from nika.syntax.expr import Literal, is_reference, references, unparse
+
         if isinstance(expr, Literal):
             return self._scalar(task, expr.value, hops)
         if hops < _MAX_HOPS and is_reference(expr) and len(references(expr)) == 1:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from nika import codes
-from nika.check._walk import Invalid, walk_schema, walk_type
 from nika.check.context import CheckContext
 from nika.errors import NikaError
-from nika.syntax.expr import Reference
 from nika.syntax.model import AgentBody, InferBody, KeyPath, Task, TaskId
+
+if TYPE_CHECKING:
+    from nika.check._walk import Invalid
+    from nika.syntax.expr import Reference
 
 RECORD_FIELDS: Final = ("output", "status", "error", "started_at", "ended_at", "duration_ms")
 """The closed projection set of a task record (spec 04 §tasks.X)."""
@@ -234,6 +236,8 @@ class Resolver:
     ) -> Iterator[NikaError]:
         if producer.for_each is not None:
             return  # the output is the per-iteration array: the declaration types one element
+        from nika.check._walk import walk_schema, walk_type
+
         steps = ref.path[2:]
         invalid: Invalid | None = None
         declared = "returns:"

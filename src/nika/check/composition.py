@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from nika import codes
 from nika.check.context import CheckContext, Finding
@@ -26,10 +26,10 @@ from nika.check.side_files import Unreadable, read_capped
 from nika.errors import NikaError
 from nika.syntax.loader import MAX_DOCUMENT_BYTES, load_document
 from nika.syntax.model import InvokeBody, Task, Workflow, build_workflow
-from nika.syntax.subtype import is_subtype
 from nika.syntax.template import is_literal
-from nika.syntax.typefit import conforms
-from nika.syntax.types import MapOf, ObjectOf, TypeExpr, render
+
+if TYPE_CHECKING:
+    from nika.syntax.types import TypeExpr
 
 _PINNED: Final = re.compile(
     r"^registry:[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9_.-]*@[A-Za-z0-9][A-Za-z0-9._+-]*$"
@@ -176,6 +176,10 @@ def _cycle(child: Workflow, root: Path | None, trail: list[Path]) -> list[str] |
 def _typed_call(
     ctx: CheckContext, task: Task, body: InvokeBody, child: Workflow
 ) -> Iterator[NikaError]:
+    # The type language loads with the first child workflow a check opens.
+    from nika.syntax.typefit import conforms
+    from nika.syntax.types import render
+
     at = (*task.path, "invoke")
     target = body.workflow
     for name, decl in child.inputs.items():
@@ -214,6 +218,9 @@ def _typed_call(
 
 
 def _returns_problem(child: Workflow, want: TypeExpr) -> str | None:
+    from nika.syntax.subtype import is_subtype
+    from nika.syntax.types import MapOf, ObjectOf, render
+
     outs = child.outputs
     if isinstance(want, MapOf):
         for name, decl in outs.items():

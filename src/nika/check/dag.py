@@ -7,10 +7,9 @@ Each finding is located at the declaration that created the offending edge.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from nika import codes
-from nika.check._gate import always_false
 from nika.check._islands import exprs, whole
 from nika.check._liveness import Death, SettleShape, WhenGate, dead_tasks
 from nika.check.context import CheckContext, Finding, Section
@@ -27,9 +26,11 @@ from nika.check.graph import (
     reads,
 )
 from nika.errors import NikaError
-from nika.syntax.expr import Expr, Ident, Member, StatusComparison, status_comparisons
 from nika.syntax.model import KeyPath, Task, TaskId, Workflow
 from nika.syntax.template import walk_strings
+
+if TYPE_CHECKING:
+    from nika.syntax.expr import Expr, StatusComparison
 
 _AFTER_WORDS: Final = (*PREDICATES, UNWIND)
 
@@ -187,6 +188,11 @@ def _status_aliases(task: Task) -> dict[str, TaskId]:
     aliases: dict[str, TaskId] = {}
     for binding, value in task.with_.items():
         expr = _whole_expr(value)
+        if expr is None:
+            continue
+        # The expression language is loaded only where an island was found.
+        from nika.syntax.expr import Ident, Member
+
         if (
             isinstance(expr, Member)
             and expr.name == "status"
@@ -203,6 +209,8 @@ def _whole_expr(value: object) -> Expr | None:
 
 
 def _gate(expr: Expr, aliases: Mapping[str, TaskId]) -> WhenGate:
+    from nika.check._gate import always_false
+
     return lambda admitted: always_false(expr, aliases, admitted)
 
 
@@ -278,6 +286,8 @@ def _bad_literals(
 ) -> Iterator[NikaError]:
     for at, text in walk_strings(value, site):
         for expr in exprs(text):
+            from nika.syntax.expr import status_comparisons
+
             for cmp in status_comparisons(expr, aliases):
                 if cmp.literal is None or cmp.literal in STATUSES:
                     continue

@@ -13,18 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nika import codes
-from nika.check._islands import exprs, parsed
+from nika.check._islands import parsed, reads
 from nika.check._resolve import Resolver, Scope
 from nika.check.context import CheckContext, Finding
 from nika.check.graph import UNWIND
 from nika.errors import NikaError
 from nika.syntax.binding import compile_jq
-from nika.syntax.expr import Expr, Reference, references, require_boolean_shape
 from nika.syntax.model import KeyPath, Task
 from nika.syntax.template import is_whole_island, walk_strings
+
+if TYPE_CHECKING:
+    from nika.syntax.expr import Expr, Reference
 
 _SKIPPED_TASK_KEYS: Final = frozenset(
     {
@@ -48,6 +50,13 @@ _SKIPPED_TASK_KEYS: Final = frozenset(
 class _Island:
     expr: Expr
     site: KeyPath
+
+    @property
+    def references(self) -> tuple[Reference, ...]:
+        # An island exists, so the expression language is loaded already.
+        from nika.syntax.expr import references
+
+        return references(self.expr)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -133,7 +142,7 @@ def _scan(
         if isinstance(item, NikaError):
             yield item
         else:
-            for ref in references(item.expr):
+            for ref in item.references:
                 yield from resolver.resolve(ref, scope, item.site)
 
 
@@ -153,11 +162,13 @@ def _when(
             yield item
             continue
         if whole:
+            from nika.syntax.expr import require_boolean_shape
+
             try:
                 require_boolean_shape(item.expr)
             except NikaError as err:
                 yield _located(ctx, err, site)
-        for ref in references(item.expr):
+        for ref in item.references:
             yield from resolver.resolve(ref, scope, item.site)
 
 
@@ -188,7 +199,7 @@ def _for_each(
         if isinstance(item, NikaError):
             yield item
             continue
-        for ref in references(item.expr):
+        for ref in item.references:
             yield from resolver.resolve(ref, scope, item.site)
             name = str(ref.path[0]) if ref.root == "with" and ref.path else None
             if name in looped:
@@ -207,7 +218,7 @@ def _loop_bindings(task: Task) -> frozenset[str]:
     out: set[str] = set()
     for binding, value in task.with_.items():
         for _, text in walk_strings(value):
-            if any(_is_local(r) for e in exprs(text) for r in references(e)):
+            if any(_is_local(r) for r in reads(text)):
                 out.add(binding)
     return frozenset(out)
 

@@ -8,8 +8,8 @@ from typing import Any, Final
 
 from nika import codes
 from nika.syntax._shape import Shape, show
+from nika.syntax.keypath import KeyPath
 from nika.syntax.model import Egress, Permits, SecretRef
-from nika.syntax.types import KeyPath
 
 _SECRET_SOURCES: Final = ("env", "file", "vault")
 

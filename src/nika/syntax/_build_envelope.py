@@ -11,6 +11,7 @@ from nika.errors import NikaError
 from nika.syntax._build_boundary import build_permits, build_secrets, entries
 from nika.syntax._build_tasks import build_tasks
 from nika.syntax._shape import Shape, show
+from nika.syntax.keypath import KeyPath
 from nika.syntax.model import (
     ConstDecl,
     InputDecl,
@@ -20,8 +21,6 @@ from nika.syntax.model import (
     TaskId,
     Workflow,
 )
-from nika.syntax.typefit import conforms
-from nika.syntax.types import KeyPath, parse_type, render
 
 if TYPE_CHECKING:
     from nika.syntax.loader import Document
@@ -172,6 +171,10 @@ def _inputs(shape: Shape, raw: Any) -> dict[str, InputDecl]:
                 at,
             )
             continue
+        # The type language loads with the first type a document declares.
+        from nika.syntax.typefit import conforms
+        from nika.syntax.types import parse_type, render
+
         t = parse_type(decl["type"], (*at, "type"), shape.report)
         required = shape.boolean(
             decl.get("required", False), (*at, "required"), f"`inputs.{name}.required`"
@@ -209,6 +212,9 @@ def _const(shape: Shape, raw: Any) -> dict[str, ConstDecl]:
             out[name] = ConstDecl(name, value, at)
             continue
         shape.closed(value, ("type", "value", "description"), at, f"typed constant `{name}`")
+        from nika.syntax.typefit import conforms
+        from nika.syntax.types import parse_type, render
+
         t = parse_type(value["type"], (*at, "type"), shape.report)
         if t is None:
             continue
@@ -293,7 +299,11 @@ def _outputs(shape: Shape, raw: Any) -> dict[str, OutputDecl]:
             )
             continue
         shape.closed(value, ("value", "type", "description"), at, f"output `{name}`")
-        t = parse_type(value["type"], (*at, "type"), shape.report) if "type" in value else None
+        t = None
+        if "type" in value:
+            from nika.syntax.types import parse_type
+
+            t = parse_type(value["type"], (*at, "type"), shape.report)
         desc = value.get("description")
         out[name] = OutputDecl(name, value["value"], at, t, desc if isinstance(desc, str) else None)
     return out

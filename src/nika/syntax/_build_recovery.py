@@ -8,8 +8,8 @@ from nika import codes
 from nika.errors import CODE_RE
 from nika.syntax._shape import Shape, show
 from nika.syntax.durations import Duration, DurationError, parse_duration
+from nika.syntax.keypath import KeyPath
 from nika.syntax.model import OnError, Retry, TaskId
-from nika.syntax.types import KeyPath
 
 _DEAD_ON_ERROR: Final = {
     "fallback": (

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nika import codes
 from nika.syntax._build_recovery import build_on_error, build_retry, build_timeout
 from nika.syntax._build_verbs import build_body
 from nika.syntax._shape import Shape, show
+from nika.syntax.keypath import KeyPath
 from nika.syntax.model import (
     VERBS,
     Body,
@@ -20,8 +21,9 @@ from nika.syntax.model import (
     TaskId,
     Verb,
 )
-from nika.syntax.typefit import decode_may_fit
-from nika.syntax.types import KeyPath, TypeExpr, parse_type, render
+
+if TYPE_CHECKING:
+    from nika.syntax.types import TypeExpr
 
 TASK_ID_RE: Final = re.compile(r"^[a-z][a-z0-9_]*$")
 RESERVED_BINDINGS: Final = frozenset(
@@ -265,6 +267,10 @@ def _returns(
             "keep `returns:` (or `schema:` alone for an out-of-core shape)",
             (*at, "returns"),
         )
+    # The type language loads with the first type a document declares.
+    from nika.syntax.typefit import decode_may_fit
+    from nika.syntax.types import parse_type, render
+
     t = parse_type(spec["returns"], (*at, "returns"), shape.report)
     if t is not None and isinstance(body, ExecBody):
         produced = "structured" if body.capture == "structured" else (body.decode or "text")

@@ -9,9 +9,9 @@ from typing import Any, Final
 from nika import codes
 from nika.syntax import fields
 from nika.syntax._shape import Shape, show
+from nika.syntax.keypath import KeyPath
 from nika.syntax.model import AgentBody, Body, ExecBody, InferBody, InvokeBody, TaskId, Verb
 from nika.syntax.toolref import MCP_SERVER, MCP_TOOL
-from nika.syntax.types import KeyPath
 
 INFER_FIELDS: Final = (
     "prompt",

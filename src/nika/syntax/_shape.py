@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from nika import codes
 from nika.errors import NikaError
-from nika.syntax.types import KeyPath
+from nika.syntax.keypath import KeyPath
 
 if TYPE_CHECKING:
     from nika.syntax.loader import Document

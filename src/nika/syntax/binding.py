@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from nika.errors import NikaError
 from nika.syntax._jq import ambient_reads, apply_jq, compile_jq
-from nika.syntax.expr import Expr, Reference, evaluate, parse, references
 from nika.syntax.template import Island, PathKey, is_whole_island, render, segments, walk_strings
+
+if TYPE_CHECKING:
+    from nika.syntax.expr import Expr, Reference
 
 __all__ = [
     "Binding",
@@ -64,6 +66,8 @@ class Binding:
     @property
     def references(self) -> tuple[Reference, ...]:
         """Every namespace read across all islands, in document order."""
+        from nika.syntax.expr import references
+
         return tuple(ref for site in self.sites for ref in references(site.expr))
 
 
@@ -81,6 +85,9 @@ def parse_sites(value: Any, path: tuple[PathKey, ...] = ()) -> tuple[Site, ...]:
         try:
             for part in segments(text):
                 if isinstance(part, Island):
+                    # The expression language loads with the first island it must read.
+                    from nika.syntax.expr import parse
+
                     out.append(Site(where, part, parse(part.source)))
         except NikaError as err:
             raise _at(err, where) from None
@@ -96,6 +103,12 @@ def parse_binding(value: Any) -> Binding:
     return Binding("literal", value, sites)
 
 
+def _evaluate(island: Island, env: Mapping[str, Any]) -> Any:
+    from nika.syntax.expr import evaluate, parse
+
+    return evaluate(parse(island.source), env)
+
+
 def interpolate(value: Any, env: Mapping[str, Any]) -> Any:
     """Resolve every island in `value` against `env` (single pass, nothing re-scanned).
 
@@ -103,7 +116,7 @@ def interpolate(value: Any, env: Mapping[str, Any]) -> Any:
     (containers as canonical JSON); mappings and lists are rebuilt with resolved members.
     """
     if isinstance(value, str):
-        return render(value, lambda island: evaluate(parse(island.source), env))
+        return render(value, lambda island: _evaluate(island, env))
     if isinstance(value, Mapping):
         return {key: interpolate(item, env) for key, item in value.items()}
     if isinstance(value, list | tuple):

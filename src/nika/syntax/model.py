@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, Literal, NewType
 
 from nika.errors import NikaError
 from nika.syntax.durations import Duration
-from nika.syntax.types import KeyPath as KeyPath  # re-exported: the model's paths
-from nika.syntax.types import TypeExpr
+from nika.syntax.keypath import KeyPath as KeyPath  # re-exported: the model's paths
 
 if TYPE_CHECKING:
     from nika.syntax.loader import Document
+    from nika.syntax.types import TypeExpr
 
 TaskId = NewType("TaskId", str)
 Verb = Literal["infer", "exec", "invoke", "agent"]

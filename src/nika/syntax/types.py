@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from nika import codes
+from nika.syntax.keypath import KeyPath as KeyPath  # re-exported: the type language's paths
 from nika.syntax.regex_dialect import dialect_violation
-
-KeyPath = tuple[str | int, ...]
-"""Where a value sits in a document: mapping keys and sequence indexes from the root."""
 
 PRIMITIVES: Final = frozenset(
     {"null", "bool", "integer", "number", "string", "bytes", "uri", "path", "duration", "timestamp"}

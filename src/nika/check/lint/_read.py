@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nika.check._islands import exprs, reads
 from nika.check.context import CheckContext
-from nika.syntax.expr import Reference, comparisons
 from nika.syntax.model import KeyPath, Task
 from nika.syntax.template import walk_strings
+
+if TYPE_CHECKING:
+    from nika.syntax.expr import Reference
 
 
 def authored(ctx: CheckContext, path: KeyPath) -> Any:
@@ -41,6 +43,8 @@ def null_tests(value: Any) -> frozenset[str]:
         if "${{" not in text:
             continue
         for expr in exprs(text):
+            from nika.syntax.expr import comparisons
+
             for cmp in comparisons(expr):
                 ref = cmp.reference
                 if cmp.literal is None and ref.root == "with" and ref.path:
