@@ -18,7 +18,6 @@ from typing import Any
 
 from nika.check._islands import reads
 from nika.errors import NikaError
-from nika.syntax.binding import interpolate
 from nika.syntax.model import Task, Workflow
 from nika.syntax.template import walk_strings
 
@@ -91,6 +90,8 @@ def resolve(value: Any, workflow: Workflow, task: Task) -> Any:
 
 
 def _resolve(value: Any, env: Mapping[str, Any]) -> Any:
+    from nika.syntax.binding import interpolate
+
     try:
         return interpolate(value, env)
     except (NikaError, KeyError, TypeError, ValueError) as err:

@@ -16,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from nika.check._bounds import Bound
 from nika.check._quantities import Quantities
-from nika.prices import Price, price_of
 from nika.syntax.model import AgentBody, InferBody, InvokeBody, Task, Workflow
+
+if TYPE_CHECKING:
+    from nika.prices import Price
 
 SpendClass = Literal["none", "bounded", "unbounded", "unpriced"]
 
@@ -152,6 +154,9 @@ def _rate(model: str | None) -> tuple[Price | None, str | None]:
         return None, "no model declared (the engine's default model applies at run time)"
     if "${{" in model:
         return None, f"the model is chosen at run time ({model})"
+    # The price table loads with the first model a check prices.
+    from nika.prices import price_of
+
     rate = price_of(model)
     if rate is None:
         return None, f"no sourced rate for {model}"

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from nika.check.context import CheckContext, Finding
 from nika.errors import NikaError
 from nika.syntax.model import KeyPath
-from nika.syntax.providers import parse_model
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -27,6 +26,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 def _judge(ctx: CheckContext, model: str, at: KeyPath) -> Iterator[NikaError]:
     if "${{" in model:
         return
+    # The provider catalog loads with the first model a workflow names.
+    from nika.syntax.providers import parse_model
+
     try:
         parse_model(model)
     except NikaError as exc:

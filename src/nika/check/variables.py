@@ -21,7 +21,6 @@ from nika.check._resolve import Resolver, Scope
 from nika.check.context import CheckContext, Finding
 from nika.check.graph import UNWIND
 from nika.errors import NikaError
-from nika.syntax.binding import compile_jq
 from nika.syntax.model import KeyPath, Task
 from nika.syntax.template import is_whole_island, walk_strings
 
@@ -231,6 +230,8 @@ def _extract(ctx: CheckContext, program: Any, site: KeyPath) -> Iterator[NikaErr
     """An `extract:` binding is pure jq: it must compile, read no ambient and hold no island."""
     if not isinstance(program, str):
         return
+    from nika.syntax.binding import compile_jq  # jq loads with the first `extract:`
+
     try:
         compile_jq(program)
     except NikaError as err:

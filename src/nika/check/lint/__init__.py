@@ -17,12 +17,24 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
 from nika.check.context import CheckContext
-from nika.check.lint import fanout, gates, native_first, values
+from nika.check.lint import fanout, gates, values
 from nika.check.lint._finding import FAMILIES, Lint
+from nika.syntax.model import ExecBody
 
 __all__ = ["PRECEDENCE", "RULES", "Lint", "headline", "lint"]
 
 LintRule = Callable[[CheckContext], Iterable[Lint]]
+
+
+def _native_first(ctx: CheckContext) -> Iterable[Lint]:
+    """native-first/001–/006, at most one per task: they read `exec:` commands only, so their
+    ladder (with the command reader and the exec ledger) loads with the first `exec:` task."""
+    if not any(isinstance(t.body, ExecBody) for t in ctx.workflow.tasks.values()):
+        return ()
+    from nika.check.lint.native_first import native_first as ladder
+
+    return ladder(ctx)
+
 
 RULES: Final[tuple[LintRule, ...]] = (
     gates.non_tightening_after,  # /010
@@ -36,7 +48,7 @@ RULES: Final[tuple[LintRule, ...]] = (
     values.stream_binding,  # /009
     values.jq_reshapes_one_producer,  # /013
     values.schema_fits_returns,  # /011
-    native_first.native_first,  # native-first/001–/006, at most one per task
+    _native_first,  # native-first/001–/006, at most one per task
 )
 """Every rule, in the spec's order (03's table, then 02, 04, 09; then native first)."""
 

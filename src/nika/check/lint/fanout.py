@@ -11,7 +11,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from nika.check.context import CheckContext
-from nika.check.lint._command import command_of
 from nika.check.lint._finding import Lint, found
 from nika.check.lint._read import verb_node
 from nika.syntax.model import ExecBody, InvokeBody, Task, TaskId
@@ -26,6 +25,9 @@ def per_element_timer(ctx: CheckContext) -> Iterator[Lint]:
     for task in ctx.workflow.tasks.values():
         if task.for_each is None or not isinstance(task.body, ExecBody):
             continue
+        # The command reader loads with the first `exec:` a rule reads.
+        from nika.check.lint._command import command_of
+
         head = command_of(task.body).head
         if head not in _TIMERS:
             continue
@@ -99,6 +101,8 @@ def _slots_apart(ctx: CheckContext, a: Task, b: Task) -> frozenset[Any] | None:
     """The slots where two tasks' operations differ, or None when they are not the same
     operation at all (another verb, program form, word count, tool or child)."""
     if isinstance(a.body, ExecBody) and isinstance(b.body, ExecBody):
+        from nika.check.lint._command import command_of
+
         ca, cb = command_of(a.body), command_of(b.body)
         if ca.form != cb.form or len(ca.words) != len(cb.words):
             return None

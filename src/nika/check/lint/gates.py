@@ -12,7 +12,6 @@ from collections.abc import Iterator
 
 from nika.check.context import CheckContext
 from nika.check.graph import EdgeKind
-from nika.check.lint._command import command_of
 from nika.check.lint._finding import Lint, found
 from nika.check.lint._read import authored, binding_names, null_tests, verb_node
 from nika.syntax.model import ExecBody, InvokeBody, Task, TaskId
@@ -175,6 +174,8 @@ def _mere_value(ctx: CheckContext, task: Task) -> bool:
         return body.tool == "nika:jq" and is_literal(dict(body.args))
     if not isinstance(body, ExecBody):
         return False
+    from nika.check.lint._command import command_of  # loads with the first `exec:` read
+
     cmd = command_of(body)
     if cmd.head not in ("echo", "printf") or cmd.pathed:
         return False
