@@ -15,7 +15,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -80,5 +79,7 @@ def _row(model: str, raw: Mapping[str, Any]) -> EnergyRate:
 
 @lru_cache(maxsize=1)
 def _table() -> Mapping[str, EnergyRate]:
+    from pathlib import Path
+
     path = Path(__file__).parent / "data" / "energy.json"
     return parse_table(path.read_text(encoding="utf-8"))

@@ -14,9 +14,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, ParamSpec
 
 from nika import codes
@@ -26,6 +26,8 @@ from nika.check.verdict import ADVISORY_CODES, Verdict, refused, sort_findings
 from nika.errors import NikaError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from nika.check.lint import Lint
     from nika.syntax.model import Workflow
 
@@ -130,12 +132,13 @@ def _check(
     if workflow is None or shape_errors:
         # Rungs read a well-formed model; judging a broken one only multiplies noise.
         return Checked(refused(shape_errors, lints=() if lint else None))
-    file = Path(path) if path not in (None, "-") else None
+    file = path if path not in (None, "-") else None
+    home = (os.path.dirname(file) or ".") if file is not None else os.getcwd()
     ctx = CheckContext(
         document=doc,
         workflow=workflow,
         path=file,
-        base_dir=base_dir or (file.parent if file is not None else Path.cwd()),
+        base_dir=base_dir or home,
         read_side_files=read_side_files,
     )
     verdict = _climb(ctx)

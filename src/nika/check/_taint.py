@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from nika import codes
 from nika.check._flow import Source, Unresolved, is_untrusted, resolve, sources
@@ -21,13 +20,17 @@ from nika.check.context import CheckContext
 from nika.check.effects import Effect, is_dynamic, task_effects, url_host
 from nika.check.judge import PermitJudge
 from nika.errors import NikaError
-from nika.netfloor import code_bearing_class
 from nika.syntax.model import ExecBody, InvokeBody, KeyPath, Task
 
 
 def code_class(url: str) -> str | None:
     """The data-as-code class of a URL (10 §data-as-code): the path is decoded exactly
     once, and a versioned native library (`lib.so.1.2.3`) is the native class."""
+    # URL parsing and the network floor load with the first URL a check reads.
+    from urllib.parse import unquote, urlsplit
+
+    from nika.netfloor import code_bearing_class
+
     try:
         path = unquote(urlsplit(url.strip()).path)
     except ValueError:

@@ -43,7 +43,6 @@ from nika.check.judge import (
     floor_blocked,
 )
 from nika.errors import NikaError
-from nika.netfloor import is_loopback_literal
 from nika.syntax.model import KeyPath, Permits, Workflow
 
 _ENV_NAME: Final = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -200,6 +199,8 @@ def _host_bound(ctx: CheckContext, entry: str, name: str, at: KeyPath) -> Iterat
             bound=name,
         )
         return
+    from nika.netfloor import is_loopback_literal
+
     host = canonical_host(entry)
     if floor_blocked(host) and not is_loopback_literal(host):
         yield ctx.error(

@@ -15,20 +15,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from nika import codes
 from nika.check.context import CheckContext, Finding
 from nika.check.effects import infer_effects
 from nika.check.judge import PermitJudge
-from nika.check.side_files import Unreadable, read_capped
 from nika.errors import NikaError
 from nika.syntax.loader import MAX_DOCUMENT_BYTES, load_document
 from nika.syntax.model import InvokeBody, Task, Workflow, build_workflow
 from nika.syntax.template import is_literal
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from nika.check.context import StrPath
     from nika.syntax.types import TypeExpr
 
 _PINNED: Final = re.compile(
@@ -45,7 +46,6 @@ class _Child:
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     """Judge every `invoke: workflow:` task of the workflow."""
-    me = ctx.path.resolve() if ctx.path is not None else None
     for task in ctx.workflow.tasks.values():
         body = task.body
         if not isinstance(body, InvokeBody) or body.workflow is None:
@@ -61,6 +61,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if not ctx.read_side_files:
             continue  # judged statically: the child is never opened
         file = _resolved(ctx.base_dir, target)
+        me = _resolved(ctx.path, "") if ctx.path is not None else None
         if file is None:
             yield ctx.error(
                 codes.COMP_001,
@@ -119,15 +120,19 @@ def _static_problem(target: str) -> str | None:
     return None
 
 
-def _resolved(base: Path, target: str) -> Path | None:
+def _resolved(base: StrPath, target: str) -> Path | None:
     """`base / target` with symlinks resolved, or None when the OS cannot even name it."""
+    from pathlib import Path  # loaded with the first side file the check opens
+
     try:
-        return (base / target).resolve()
+        return (Path(base) / target).resolve()
     except (OSError, ValueError, RuntimeError):  # too long, unencodable, a symlink loop
         return None
 
 
 def _load(file: Path) -> tuple[Workflow | None, str]:
+    from nika.check.side_files import Unreadable, read_capped
+
     source = read_capped(file, MAX_DOCUMENT_BYTES)
     if isinstance(source, Unreadable):
         if source.reason == "not_regular":

@@ -12,9 +12,9 @@ side files under `ctx.base_dir`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nika.check._suggest import Suggestions
@@ -24,6 +24,10 @@ from nika.syntax.model import KeyPath, Workflow
 
 if TYPE_CHECKING:
     from nika.syntax.loader import Document
+
+StrPath = str | os.PathLike[str]
+"""A file system path as the caller names it: a string or a `Path`. The check keeps it as
+given, so `pathlib` loads only with the first side file a rung reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,14 +56,16 @@ Finding = NikaError | Hint | Section
 class CheckContext:
     """The loaded document, its built model and where it came from.
 
-    `read_side_files` false forbids every rung to touch the disk: side files (skills,
-    child workflows) are then judged statically, by path and permits alone.
+    `path` names the workflow file (None for a string or stdin), `base_dir` the directory
+    side files resolve from. `read_side_files` false forbids every rung to touch the disk:
+    side files (skills, child workflows) are then judged statically, by path and permits
+    alone.
     """
 
     document: Document
     workflow: Workflow
-    path: Path | None
-    base_dir: Path
+    path: StrPath | None
+    base_dir: StrPath
     read_side_files: bool = True
     _graph: list[Graph] = field(default_factory=list, init=False, repr=False, compare=False)
     suggestions: Suggestions = field(

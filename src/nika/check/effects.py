@@ -18,7 +18,6 @@ import posixpath
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
-from urllib.parse import urlsplit
 
 from nika.stdlib._paths import unusable
 from nika.syntax.model import AgentBody, ExecBody, InvokeBody, KeyPath, Task, Workflow
@@ -82,6 +81,8 @@ def is_dynamic(value: Any) -> bool:
 
 def url_host(url: str) -> str | None:
     """The host of a literal URL as written (`None` when it has none)."""
+    from urllib.parse import urlsplit  # loaded with the first URL a check reads
+
     try:
         host = urlsplit(url.strip()).hostname
     except ValueError:

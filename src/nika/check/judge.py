@@ -27,7 +27,6 @@ from typing import Any, Final
 from nika import codes
 from nika.check.effects import SHELL, Effect, needs_grant
 from nika.errors import NikaError
-from nika.netfloor import is_blocked_address, is_loopback_literal, normalise_host
 from nika.syntax.globs import Whitelist
 from nika.syntax.model import Workflow
 
@@ -107,6 +106,9 @@ def root_class(path: str) -> str:
 
 def canonical_host(raw: str) -> str:
     """The canonical host: userinfo, port and trailing dot stripped, lower-case, IDNA."""
+    # The network floor (and `ipaddress` under it) loads with the first host a check reads.
+    from nika.netfloor import normalise_host
+
     text = raw.strip()
     if "://" in text:
         text = text.split("://", 1)[1]
@@ -125,6 +127,8 @@ def canonical_host(raw: str) -> str:
 def floor_blocked(host: str) -> bool:
     """Is this literal host always below the SSRF floor (a non-public IP literal, or the
     `localhost` family)? A DNS name is judged on its resolution, at run time."""
+    from nika.netfloor import is_blocked_address, normalise_host
+
     name = normalise_host(host)
     if name == "localhost" or name.endswith(".localhost"):
         return True
@@ -242,6 +246,8 @@ class PermitJudge:
 
     def loopback_hosts(self) -> frozenset[str]:
         """The exact loopback literals the author declassified (for the run-time floor)."""
+        from nika.netfloor import is_loopback_literal
+
         return frozenset(h for h in self.net_http or () if is_loopback_literal(h))
 
     def refusal(self, effect: Effect) -> NikaError:
@@ -304,6 +310,8 @@ class PermitJudge:
         host = canonical_host(effect.target)
         if not floor_blocked(host):
             return None
+        from nika.netfloor import is_loopback_literal
+
         if is_loopback_literal(host) and host in (self.net_http or ()):
             return None
         who = f"task `{effect.task}`" if effect.task else "the workflow"

@@ -19,11 +19,9 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator
-from pathlib import Path
 
 from nika import codes
-from nika.check.context import CheckContext, Finding
-from nika.check.side_files import Unreadable, read_capped
+from nika.check.context import CheckContext, Finding, StrPath
 from nika.errors import NikaError
 from nika.syntax.globs import Whitelist
 from nika.syntax.model import AgentBody
@@ -53,7 +51,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 continue  # judged statically: the file is never opened
             if admitted is None or not admitted.allows(_normal(raw)):
                 continue
-            problem = _skill_problem(ctx.base_dir / raw)
+            problem = _skill_problem(ctx.base_dir, raw)
             if problem is not None:
                 code, why = problem
                 yield ctx.error(code, f"skill {raw!r} of task `{task.id}` {why}", at)
@@ -74,8 +72,13 @@ def _read_boundary(ctx: CheckContext) -> Whitelist | None:
         return None  # a malformed grant is the authority rung's finding
 
 
-def _skill_problem(file: Path) -> tuple[str, str] | None:
-    data = read_capped(file, MAX_SKILL_BYTES)
+def _skill_problem(base: StrPath, raw: str) -> tuple[str, str] | None:
+    # The guarded reader (and `pathlib` under it) loads with the first skill file opened.
+    from pathlib import Path
+
+    from nika.check.side_files import Unreadable, read_capped
+
+    data = read_capped(Path(base) / raw, MAX_SKILL_BYTES)
     if isinstance(data, Unreadable):
         if data.reason == "too_large":
             return (
