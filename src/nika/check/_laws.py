@@ -21,7 +21,6 @@ from nika import codes
 from nika.check._islands import exprs, whole
 from nika.check.context import CheckContext, Finding, Hint
 from nika.check.graph import Graph
-from nika.syntax.globs import glob_match
 from nika.syntax.model import AgentBody, ExecBody, InvokeBody, Task, TaskId
 
 if TYPE_CHECKING:
@@ -123,6 +122,8 @@ def may_reach(task: Task, builtins: frozenset[str]) -> bool:
     if isinstance(body, InvokeBody) and body.tool is not None:
         return body.tool in builtins or body.tool.startswith("mcp:")
     if isinstance(body, AgentBody):
+        from nika.syntax.globs import glob_match
+
         return any(
             entry.startswith("mcp:") or any(glob_match(entry, b) for b in builtins)
             for entry in body.tools

@@ -20,7 +20,6 @@ The verdict gains `effects: {boundary_declared, needed, escapes, deferred}`.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
@@ -103,6 +102,8 @@ def infer_permits(workflow: Workflow) -> tuple[dict[str, Any], str]:
 
 
 def _yaml(block: dict[str, Any], depth: int) -> Iterator[str]:
+    import json  # a scalar is written as JSON, which YAML reads back unchanged
+
     pad = "  " * depth
     for key, value in block.items():
         if isinstance(value, dict):

@@ -23,7 +23,6 @@ from fractions import Fraction
 from typing import Any
 
 from nika.check._spend import TaskSpend
-from nika.energy import energy_of, is_local
 from nika.syntax.model import AgentBody, InferBody
 
 
@@ -45,6 +44,8 @@ def reading(rows: Iterable[TaskSpend]) -> dict[str, Any]:
             counts["never_runs"] += 1
             continue
         model = row.model or ""
+        from nika.energy import energy_of, is_local  # the sourced table, with the first model
+
         rate = energy_of(model) if model and "${{" not in model else None
         if rate is None:
             counts["unpriced"] += 1

@@ -22,13 +22,15 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nika import codes
 from nika.check.effects import SHELL, Effect, needs_grant
 from nika.errors import NikaError
-from nika.syntax.globs import Whitelist
 from nika.syntax.model import Workflow
+
+if TYPE_CHECKING:
+    from nika.syntax.globs import Whitelist
 
 ESCAPE: Final = codes.SEC_004
 SSRF: Final = codes.SEC_005
@@ -149,6 +151,8 @@ class PathGrant:
     @classmethod
     def compile(cls, globs: Sequence[str]) -> PathGrant:
         """Canonicalise and compile `globs` (raises `NikaError` on a malformed one)."""
+        from nika.syntax.globs import Whitelist  # the glob engine, with the first grant
+
         canon = [canonical_glob(g) for g in globs]
         groups: dict[str, list[str]] = {}
         for g in canon:
@@ -408,11 +412,15 @@ def _paths(value: Any) -> PathGrant:
 
 
 def _tools(value: Any) -> Whitelist:
+    from nika.syntax.globs import Whitelist
+
     return Whitelist.compile([g for g in _literals(value) if _well_formed(g, paths=False)])
 
 
 def _well_formed(glob: str, *, paths: bool) -> bool:
     """A malformed entry grants nothing; the rest of its list still stands."""
+    from nika.syntax.globs import Whitelist
+
     try:
         if paths:
             Whitelist.compile_paths([canonical_glob(glob)])

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from nika import codes
 from nika.check.context import CheckContext, Finding, StrPath
 from nika.errors import NikaError
-from nika.syntax.globs import Whitelist
 from nika.syntax.model import AgentBody
+
+if TYPE_CHECKING:
+    from nika.syntax.globs import Whitelist
 
 _GLOB_CHARS = frozenset("*?[")
 MAX_SKILL_BYTES = 1 << 20
@@ -66,6 +69,8 @@ def _read_boundary(ctx: CheckContext) -> Whitelist | None:
     permits = ctx.workflow.permits
     if permits is None or not permits.fs_read:
         return None
+    from nika.syntax.globs import Whitelist
+
     try:
         return Whitelist.compile_paths(permits.fs_read)
     except NikaError:

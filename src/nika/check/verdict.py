@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from nika import codes
-from nika.canonical import loose_json
 from nika.errors import NikaError
 
 if TYPE_CHECKING:
@@ -79,6 +78,8 @@ class Verdict:
     def to_json(self, extra: Mapping[str, Any] | None = None) -> str:
         """Canonical JSON (sorted keys, no insignificant whitespace), with `extra` keys
         (a surface's own, e.g. `native_strict`) merged in."""
+        from nika.canonical import loose_json  # JSON loads only for the wire shape
+
         return loose_json({**self.to_dict(), **(extra or {})})
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from nika import codes
 from nika.errors import CODE_RE
 from nika.syntax._shape import Shape, show
-from nika.syntax.durations import Duration, DurationError, parse_duration
 from nika.syntax.keypath import KeyPath
 from nika.syntax.model import OnError, Retry, TaskId
+
+if TYPE_CHECKING:
+    from nika.syntax.durations import Duration
 
 _DEAD_ON_ERROR: Final = {
     "fallback": (
@@ -135,6 +137,8 @@ def build_timeout(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> Duration 
             at,
         )
         return None
+    from nika.syntax.durations import DurationError, parse_duration  # with the first timeout
+
     try:
         return parse_duration(raw)
     except DurationError as exc:

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NewType
 
 from nika.errors import NikaError
-from nika.syntax.durations import Duration
 from nika.syntax.keypath import KeyPath as KeyPath  # re-exported: the model's paths
 
 if TYPE_CHECKING:
+    from nika.syntax.durations import Duration
     from nika.syntax.loader import Document
     from nika.syntax.types import TypeExpr
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from nika import codes
-from nika.canonical import canonical_json
 from nika.errors import NikaError
 
 OPEN: Final = "${{"
@@ -170,6 +169,8 @@ def _live_island(island: Island) -> NikaError:
 
 def render_json(value: Any) -> str:
     """A value's canonical JSON (`nika.canonical`), or the coded refusal when it has none."""
+    from nika.canonical import canonical_json  # JSON loads with the first value rendered
+
     try:
         return canonical_json(value)
     except (TypeError, ValueError) as err:
