@@ -13,7 +13,7 @@ from nika.backoff import backoff_delay
 from nika.errors import NikaError
 from nika.providers.retry import RetryingProvider
 from nika.runtime.retry import backoff_seconds
-from nika.syntax.model import Retry
+from nika.syntax.task_blocks import Retry
 
 
 def test_strategies_grow_then_the_cap_holds() -> None:

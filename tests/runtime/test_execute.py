@@ -10,7 +10,7 @@ from tests.runtime._harness import run, tools
 from nika.agent.fakes import definition
 from nika.errors import NikaError
 from nika.runtime.retry import backoff_seconds, should_retry
-from nika.syntax.model import Retry
+from nika.syntax.task_blocks import Retry
 
 EXEC = 'permits: {exec: ["sleep", "echo"]}\n'
 

@@ -38,7 +38,7 @@ from nika.runtime.frames import (
 from nika.runtime.report import EventLog, build_report, to_json
 from nika.runtime.secrets import resolve_secrets
 from nika.runtime.stream import NdjsonSink
-from nika.syntax.model import SecretRef
+from nika.syntax.declarations import SecretRef
 
 
 class Broken:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from nika import codes
 from nika.check.context import CheckContext, Finding, Hint
@@ -20,7 +21,10 @@ from nika.check.judge import canonical_glob, canonical_host, canonical_path, roo
 from nika.errors import NikaError
 from nika.syntax._glob_index import RuleIndex
 from nika.syntax.globs import glob_to_regex, path_glob_to_regex
-from nika.syntax.model import AgentBody, KeyPath, Permits
+from nika.syntax.model import AgentBody, KeyPath
+
+if TYPE_CHECKING:
+    from nika.syntax.declarations import Permits
 
 
 def drift(ctx: CheckContext, permits: Permits, effects: Sequence[Effect]) -> Iterator[Finding]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nika import codes
 from nika.check._islands import reads
@@ -42,8 +42,11 @@ from nika.check.graph import Edge, EdgeKind, Graph
 from nika.check.judge import canonical_glob, root_class
 from nika.check.secret_flow import _sink_values as surface_values
 from nika.errors import NikaError
-from nika.syntax.model import InvokeBody, Permits, Task, TaskId
+from nika.syntax.model import InvokeBody, Task, TaskId
 from nika.syntax.template import walk_strings
+
+if TYPE_CHECKING:
+    from nika.syntax.declarations import Permits
 
 INGRESS_BUILTINS: Final = frozenset({"nika:fetch"})
 _CARRIERS: Final = frozenset({EdgeKind.VALUE, EdgeKind.FAN_IN})

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nika import codes
 from nika._term import printable
@@ -42,7 +42,10 @@ from nika.check.judge import (
     floor_blocked,
 )
 from nika.errors import NikaError
-from nika.syntax.model import KeyPath, Permits, Workflow
+from nika.syntax.model import KeyPath, Workflow
+
+if TYPE_CHECKING:
+    from nika.syntax.declarations import Permits
 
 _ENV_NAME: Final = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]*\Z")
 _WILD: Final = frozenset("*?[")

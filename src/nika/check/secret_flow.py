@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nika import codes
 from nika.check._flow import sources
@@ -31,11 +31,13 @@ from nika.syntax.model import (
     InferBody,
     InvokeBody,
     KeyPath,
-    SecretRef,
     Task,
     TaskId,
     Workflow,
 )
+
+if TYPE_CHECKING:
+    from nika.syntax.declarations import SecretRef
 
 Taint = Mapping[str, tuple[str, ...]]
 """secret name → the taint path (source-first) up to the value that carries it."""

@@ -13,7 +13,7 @@ import random
 from nika import codes
 from nika.backoff import backoff_delay
 from nika.errors import NikaError
-from nika.syntax.model import Retry
+from nika.syntax.task_blocks import Retry
 
 TIMEOUT_CODE = codes.TIMEOUT_001
 

@@ -11,7 +11,7 @@ from typing import Final
 
 from nika import codes
 from nika.errors import NikaError
-from nika.syntax.model import SecretRef
+from nika.syntax.declarations import SecretRef
 
 UNRESOLVED: Final = codes.SECRET_001
 

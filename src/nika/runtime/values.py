@@ -17,7 +17,7 @@ from typing import Any, Final
 from nika import codes
 from nika.check.graph import Status
 from nika.errors import NikaError
-from nika.syntax.model import ConstDecl, InputDecl
+from nika.syntax.declarations import ConstDecl, InputDecl
 from nika.syntax.typefit import conforms
 from nika.syntax.types import render
 

@@ -1,15 +1,17 @@
 """Build the declared boundary of the envelope (spec 01): `secrets:` store references and "
-"`permits:`."""
+"`permits:`. Their classes (`nika.syntax.declarations`) load with the first one built."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nika import codes
 from nika.syntax._shape import Shape, show
 from nika.syntax.keypath import KeyPath
-from nika.syntax.model import Egress, Permits, SecretRef
+
+if TYPE_CHECKING:
+    from nika.syntax.declarations import Egress, Permits, SecretRef
 
 _SECRET_SOURCES: Final = ("env", "file", "vault")
 
@@ -60,6 +62,8 @@ def build_secrets(shape: Shape, raw: Any) -> dict[str, SecretRef]:
             )
             continue
         egress = _egress(shape, ref.get("egress"), (*at, "egress"), name)
+        from nika.syntax.declarations import SecretRef
+
         out[name] = SecretRef(name, source, at, ref.get("key"), ref.get("path"), egress)
     return out
 
@@ -105,6 +109,8 @@ def _egress(shape: Shape, raw: Any, at: KeyPath, secret: str) -> tuple[Egress, .
                          (*here, "host_from_self"))
             continue
         if to is not None:
+            from nika.syntax.declarations import Egress
+
             out.append(Egress(to, host, from_self))
     return tuple(out)
 
@@ -137,6 +143,8 @@ def build_permits(shape: Shape, raw: Any) -> Permits | None:
             )
     tools = _globs(shape, raw, "tools", at)
     env = _globs(shape, raw, "env", at)
+    from nika.syntax.declarations import Permits
+
     return Permits(at, raw, read, write, http, exec_, tools, env)
 
 

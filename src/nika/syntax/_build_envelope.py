@@ -12,17 +12,10 @@ from nika.syntax._build_boundary import build_permits, build_secrets, entries
 from nika.syntax._build_tasks import build_tasks
 from nika.syntax._shape import Shape, show
 from nika.syntax.keypath import KeyPath
-from nika.syntax.model import (
-    ConstDecl,
-    InputDecl,
-    OutputDecl,
-    RunDecl,
-    Task,
-    TaskId,
-    Workflow,
-)
+from nika.syntax.model import Task, TaskId, Workflow
 
 if TYPE_CHECKING:
+    from nika.syntax.declarations import ConstDecl, InputDecl, OutputDecl, RunDecl
     from nika.syntax.loader import Document
 
 ENVELOPE_KEYS: Final = (
@@ -160,6 +153,9 @@ def _name(shape: Shape, root: Mapping[str, Any]) -> str | None:
 def _inputs(shape: Shape, raw: Any) -> dict[str, InputDecl]:
     out: dict[str, InputDecl] = {}
     for name, decl in entries(shape, raw, "inputs").items():
+        # The declarations' classes load with the first one a document writes.
+        from nika.syntax.declarations import InputDecl
+
         at: KeyPath = ("inputs", name)
         if not shape.mapping(decl, at, f"input `{name}` (a typed declaration `{{ type: … }}`)"):
             continue
@@ -207,6 +203,8 @@ def _inputs(shape: Shape, raw: Any) -> dict[str, InputDecl]:
 def _const(shape: Shape, raw: Any) -> dict[str, ConstDecl]:
     out: dict[str, ConstDecl] = {}
     for name, value in entries(shape, raw, "const").items():
+        from nika.syntax.declarations import ConstDecl
+
         at: KeyPath = ("const", name)
         if not (isinstance(value, Mapping) and "type" in value and "value" in value):
             out[name] = ConstDecl(name, value, at)
@@ -231,6 +229,8 @@ def _const(shape: Shape, raw: Any) -> dict[str, ConstDecl]:
 
 
 def _run(shape: Shape, raw: Any) -> RunDecl | None:
+    from nika.syntax.declarations import RunDecl
+
     at: KeyPath = ("run",)
     if not shape.mapping(raw, at, "`run:`"):
         return None
@@ -285,6 +285,8 @@ def _run(shape: Shape, raw: Any) -> RunDecl | None:
 def _outputs(shape: Shape, raw: Any) -> dict[str, OutputDecl]:
     out: dict[str, OutputDecl] = {}
     for name, value in entries(shape, raw, "outputs").items():
+        from nika.syntax.declarations import OutputDecl
+
         at: KeyPath = ("outputs", name)
         if not isinstance(value, Mapping):
             out[name] = OutputDecl(name, value, at)

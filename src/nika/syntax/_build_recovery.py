@@ -8,7 +8,8 @@ from nika import codes
 from nika.errors import CODE_RE
 from nika.syntax._shape import Shape, show
 from nika.syntax.keypath import KeyPath
-from nika.syntax.model import OnError, Retry, TaskId
+from nika.syntax.model import TaskId
+from nika.syntax.task_blocks import OnError, Retry
 
 if TYPE_CHECKING:
     from nika.syntax.durations import Duration

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from nika import codes
-from nika.syntax._build_recovery import build_on_error, build_retry, build_timeout
 from nika.syntax._build_verbs import build_body
 from nika.syntax._shape import Shape, show
 from nika.syntax.keypath import KeyPath
@@ -15,14 +14,14 @@ from nika.syntax.model import (
     VERBS,
     Body,
     ExecBody,
-    ForEach,
-    Lift,
     Task,
     TaskId,
     Verb,
 )
 
 if TYPE_CHECKING:
+    from nika.syntax.durations import Duration
+    from nika.syntax.task_blocks import ForEach, Lift, OnError, Retry
     from nika.syntax.types import TypeExpr
 
 TASK_ID_RE: Final = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -124,15 +123,19 @@ def _task(shape: Shape, tid: TaskId, spec: Mapping[str, Any], at: KeyPath) -> Ta
     for_each = (
         _for_each(shape, spec["for_each"], (*at, "for_each"), tid) if "for_each" in spec else None
     )
-    retry = build_retry(shape, spec["retry"], (*at, "retry"), tid) if "retry" in spec else None
-    on_error = (
-        build_on_error(shape, spec["on_error"], (*at, "on_error"), tid)
-        if "on_error" in spec
-        else None
-    )
-    timeout = (
-        build_timeout(shape, spec["timeout"], (*at, "timeout"), tid) if "timeout" in spec else None
-    )
+    retry: Retry | None = None
+    on_error: OnError | None = None
+    timeout: Duration | None = None
+    if "retry" in spec or "on_error" in spec or "timeout" in spec:
+        # A document's optional blocks (and their classes) load with the first one it writes.
+        from nika.syntax._build_recovery import build_on_error, build_retry, build_timeout
+
+        if "retry" in spec:
+            retry = build_retry(shape, spec["retry"], (*at, "retry"), tid)
+        if "on_error" in spec:
+            on_error = build_on_error(shape, spec["on_error"], (*at, "on_error"), tid)
+        if "timeout" in spec:
+            timeout = build_timeout(shape, spec["timeout"], (*at, "timeout"), tid)
     returns = _returns(shape, spec, body, at, tid) if "returns" in spec else None
     extract = _extract(shape, spec.get("extract"), (*at, "extract"), tid)
     group = _group(shape, spec["group"], (*at, "group")) if "group" in spec else None
@@ -252,6 +255,8 @@ def _for_each(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> ForEach | Non
     fail_fast = shape.boolean(
         raw.get("fail_fast", True), (*at, "fail_fast"), "`for_each.fail_fast`"
     )
+    from nika.syntax.task_blocks import ForEach
+
     return ForEach(items, cap, True if fail_fast is None else fail_fast)
 
 
@@ -362,5 +367,7 @@ def _lift(shape: Shape, raw: Any, at: KeyPath, tid: TaskId) -> tuple[Lift, ...]:
                 (*here, "from"),
             )
             continue
+        from nika.syntax.task_blocks import Lift
+
         out.append(Lift(law, because, frm if law == "taint" else None))
     return tuple(out)

@@ -5,6 +5,9 @@ shape finding it can (envelope · verb bodies · task fields · types). Values t
 may carry `${{ … }}` islands stay raw (strings, lists, maps) — reference
 resolution is the job of the check rungs, which read the model and locate their
 findings through each node's `path` (a key path into `Document.root`).
+
+A task's optional blocks live in `nika.syntax.task_blocks`, the envelope's declarations in
+`nika.syntax.declarations`: a document that uses none of them never builds their classes.
 """
 
 from __future__ import annotations
@@ -17,8 +20,17 @@ from nika.errors import NikaError
 from nika.syntax.keypath import KeyPath as KeyPath  # re-exported: the model's paths
 
 if TYPE_CHECKING:
+    from nika.syntax.declarations import (
+        ConstDecl,
+        InputDecl,
+        OutputDecl,
+        Permits,
+        RunDecl,
+        SecretRef,
+    )
     from nika.syntax.durations import Duration
     from nika.syntax.loader import Document
+    from nika.syntax.task_blocks import ForEach, Lift, OnError, Retry
     from nika.syntax.types import TypeExpr
 
 TaskId = NewType("TaskId", str)
@@ -81,45 +93,6 @@ Body = InferBody | ExecBody | InvokeBody | AgentBody
 
 
 @dataclass(frozen=True, slots=True)
-class ForEach:
-    """`for_each:` — the collection (a literal list or one `${{ }}` string) and its knobs."""
-
-    items: Any
-    max_parallel: int | None = None
-    fail_fast: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class Retry:
-    """`retry:` — the attempt loop over transient errors (spec 05 §retry)."""
-
-    max_attempts: int
-    backoff_ms: int = 1000
-    backoff_strategy: Literal["fixed", "linear", "exponential"] = "exponential"
-    backoff_max_ms: int = 60000
-    jitter: bool = True
-    on_codes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class OnError:
-    """`on_error:` — exactly one action (`recover` or `skip`) plus an optional code filter."""
-
-    action: Literal["recover", "skip"]
-    recover: Any = None
-    on_codes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Lift:
-    """One `lift:` entry: an authored door on one named law."""
-
-    law: Literal["taint", "data-as-code"]
-    because: str
-    from_: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class Task:
     """One task: the map key is its identity; `path` locates it in the document."""
 
@@ -150,88 +123,6 @@ class Task:
     def tool(self) -> str | None:
         """The invoked tool id, when this is an `invoke: tool:` task."""
         return self.body.tool if isinstance(self.body, InvokeBody) else None
-
-
-@dataclass(frozen=True, slots=True)
-class InputDecl:
-    """A typed `inputs:` entry."""
-
-    name: str
-    type: TypeExpr
-    path: KeyPath
-    required: bool = False
-    has_default: bool = False
-    default: Any = None
-    description: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ConstDecl:
-    """A `const:` entry: a bare literal (`type` None) or a typed `{ type, value }`."""
-
-    name: str
-    value: Any
-    path: KeyPath
-    type: TypeExpr | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Egress:
-    """One sanctioned destination of a secret (spec 01 §egress)."""
-
-    to: str
-    host: str | None = None
-    host_from_self: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class SecretRef:
-    """A `secrets:` entry — always a reference to a store, never a value."""
-
-    name: str
-    source: Literal["env", "file", "vault"]
-    path: KeyPath
-    key: str | None = None
-    file: str | None = None
-    egress: tuple[Egress, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Permits:
-    """A present `permits:` block; an omitted category is `None` (default-deny once present).
-
-    Entries are kept verbatim (an interpolated bound is the authority rung's refusal,
-    `NIKA-AUTH-007`); `raw` is the authored mapping for anything finer.
-    """
-
-    path: KeyPath
-    raw: Mapping[str, Any]
-    fs_read: tuple[str, ...] | None = None
-    fs_write: tuple[str, ...] | None = None
-    net_http: tuple[str, ...] | None = None
-    exec: bool | tuple[str, ...] | None = None
-    tools: tuple[str, ...] | None = None
-    env: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RunDecl:
-    """The `run:` block: entropy (`none` · `ambient` · a seed) × clock, as declared."""
-
-    path: KeyPath
-    entropy: Literal["none", "ambient"] | int | None = None
-    clock: Literal["system", "virtual"] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class OutputDecl:
-    """An `outputs:` entry, untyped (bare value) or typed (`{ value, type, description }`)."""
-
-    name: str
-    value: Any
-    path: KeyPath
-    type: TypeExpr | None = None
-    description: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
