@@ -142,18 +142,18 @@ HEAVY = (
 RUN_SIDE = ("nika.agent", "nika.providers", "nika.runtime", "nika.telemetry", "nika.tools")
 
 
-def test_check_imports_only_what_it_needs(tmp_path: Path) -> None:
+def _checked_modules(flow: Path, *options: str) -> tuple[int, list[str]]:
+    """`nika check [options] flow` in a fresh interpreter: its exit code and every module it
+    loaded."""
     import os
     import subprocess
     import sys
 
-    flow = tmp_path / "hello.nika.yaml"
-    flow.write_text(HELLO)
     probe = (
         "import contextlib, io, json, sys\n"
         "from nika.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    code = main(['check', {str(flow)!r}])\n"
+        f"    code = main(['check', *{list(options)!r}, {str(flow)!r}])\n"
         "print(json.dumps([code, sorted(sys.modules)]))\n"
     )
     # nika's imports alone: under `make test` coverage would start in the probe too, and its
@@ -164,8 +164,90 @@ def test_check_imports_only_what_it_needs(tmp_path: Path) -> None:
         env=env,
     ).stdout
     code, modules = json.loads(out)
+    return code, modules
+
+
+def test_check_imports_only_what_it_needs(tmp_path: Path) -> None:
+    flow = tmp_path / "hello.nika.yaml"
+    flow.write_text(HELLO)
+    code, modules = _checked_modules(flow)
     assert code == 0
     loaded = {m.split(".")[0] for m in modules}
     assert "yaml" in loaded and "nika" in loaded  # the probe really ran a check
     assert sorted(loaded & set(HEAVY)) == []
     assert [m for m in modules if m.startswith(RUN_SIDE)] == []
+
+
+# Each layer of the check loads with the first document that uses it: the expression
+# language with an island, the type language with a type, the optional blocks and envelope
+# declarations with one written, URL parsing and the network floor with a URL or a host, the
+# glob engine with a grant, the price and energy tables and the provider catalog with a model,
+# the exec-only lint machinery with an `exec:`, pathlib and the side-file reader with a child
+# workflow, canonical JSON with a value rendered or `--json` (the probe loads `json` itself).
+LAYERED = (
+    "ipaddress",
+    "nika.canonical",
+    "nika.check._drift",
+    "nika.check.lint._command",
+    "nika.check.lint.ledger",
+    "nika.check.lint.native_first",
+    "nika.check.side_files",
+    "nika.energy",
+    "nika.netfloor",
+    "nika.prices",
+    "nika.syntax._build_recovery",
+    "nika.syntax._cel_ast",
+    "nika.syntax._cel_parse",
+    "nika.syntax.binding",
+    "nika.syntax.declarations",
+    "nika.syntax.durations",
+    "nika.syntax.expr",
+    "nika.syntax.globs",
+    "nika.syntax.providers",
+    "nika.syntax.task_blocks",
+    "nika.syntax.typefit",
+    "nika.syntax.types",
+    "pathlib",
+    "shlex",
+    "urllib.parse",
+)
+
+RICH = """\
+nika: rich
+model: openai/gpt-4o-mini
+inputs:
+  topic: { type: string, default: tides }
+permits:
+  net: { http: [example.com] }
+  exec: [echo]
+  tools: ["nika:fetch"]
+tasks:
+  get:
+    invoke: { tool: "nika:fetch", args: { url: "https://example.com/tides" } }
+    retry: { max_attempts: 2 }
+    timeout: 30s
+  shout:
+    exec: { command: [echo, loud] }
+  child:
+    invoke: { workflow: ./child.nika.yaml }
+  say:
+    with: { page: "${{ tasks.get.output }}" }
+    returns: string
+    infer: { prompt: "About ${{ inputs.topic }}: ${{ with.page }}", max_tokens: 50 }
+outputs:
+  said: "${{ tasks.say.output }}"
+"""
+
+
+def test_check_loads_each_layer_with_its_first_use(tmp_path: Path) -> None:
+    plain = tmp_path / "hello.nika.yaml"
+    plain.write_text(HELLO)
+    code, modules = _checked_modules(plain)
+    assert code == 0
+    assert sorted(set(LAYERED) & set(modules)) == []
+    rich = tmp_path / "rich.nika.yaml"
+    rich.write_text(RICH)
+    (tmp_path / "child.nika.yaml").write_text(HELLO)
+    code, modules = _checked_modules(rich, "--json", "--lint")
+    assert code == 0  # the whole ladder ran over a valid document
+    assert sorted(set(LAYERED) - set(modules)) == []
