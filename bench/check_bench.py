@@ -7,14 +7,18 @@
   64 KiB, so 64k islands ride in eight tasks of 8k each (5k for the quoted island);
 - startup: `nika check` of a tiny file as a fresh process (cold), and through the opt-in
   warm check server (`--server`: the thin client's own CPU, then client + server CPU and the
-  wall time of the whole answer), next to `python -c pass`.
+  wall time of the whole answer), next to `python -c pass`; then where the cold start's
+  imports go (`-X importtime`, nika's own modules apart from the libraries').
 
 Every baseline is measured in the same run, so the ratios hold on any machine.
-Run: `.venv/bin/python bench/check_bench.py`.
+Run: `.venv/bin/python bench/check_bench.py [--startup] [--against SRC]`: `--startup` runs the
+startup rows alone; `--against SRC` also starts a cold check from another checkout's `src/`
+directory (e.g. an export of main) in the same run, the two taking turns.
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
 import math
 import os
@@ -23,9 +27,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import nika
 from nika.check import check
 
 SIZES = (10, 100, 1_000, 10_000)
@@ -130,6 +135,20 @@ def child_cpu(argv: list[str], repeat: int = 20, env: dict[str, str] | None = No
     return best
 
 
+def interleaved_cpu(argvs: Sequence[list[str]], repeat: int = 20) -> list[float]:
+    """Best-of-N CPU seconds (user + system) of each child, the children taking turns: a change
+    in the machine's load falls on every figure alike."""
+    best = [math.inf] * len(argvs)
+    for _ in range(repeat):
+        for i, argv in enumerate(argvs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run(argv, stdout=subprocess.DEVNULL, env=_ENV, check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            spent = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            best[i] = min(best[i], spent)
+    return best
+
+
 def child_wall(argv: list[str], repeat: int = 20, env: dict[str, str] | None = None) -> float:
     """Best-of-N wall seconds of a child process, start to exit."""
     best = math.inf
@@ -144,9 +163,13 @@ def child_wall(argv: list[str], repeat: int = 20, env: dict[str, str] | None = N
 _ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 # What any check pays before nika's own code runs: the stdlib modules the model and the CLI
-# stand on (typing, dataclasses and its inspect, re, pathlib, argparse) and PyYAML, whose
-# package import loads its whole pure-Python stack around the libyaml parser nika uses.
-FLOOR = "import typing, dataclasses, re, pathlib, argparse, yaml"
+# stand on (typing, dataclasses and its inspect, re, argparse) and PyYAML, whose package
+# import loads its whole pure-Python stack around the libyaml parser nika uses.
+FLOOR = "import typing, dataclasses, re, argparse, yaml"
+
+# The `nika` entry, started from the checkout whose `src/` directory is given.
+_FROM_SRC = ("import sys; sys.path.insert(0, {src!r}); from nika.warm.client import main; "
+             "sys.exit(main())")
 
 
 def process_cpu(pid: int) -> float:
@@ -184,22 +207,47 @@ def warm(nika: Path, flow: Path, tmp: str) -> tuple[float, float, float]:
     return client, total, wall
 
 
-def startup() -> tuple[float, float, float]:
+def imports(argv: list[str], repeat: int = 5) -> None:
+    """Where a cold start's imports go: each module's own import time (`-X importtime`, the
+    least of `repeat` runs; the flag's bookkeeping inflates every figure alike)."""
+    least: dict[str, int] = {}
+    for _ in range(repeat):
+        run = subprocess.run([sys.executable, "-X", "importtime", *argv], env=_ENV, check=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for line in run.stderr.splitlines()[1:]:
+            own, _total, name = line.removeprefix("import time:").split("|")
+            module = name.strip()
+            least[module] = min(least.get(module, 1 << 62), int(own))
+    ours = sum(us for m, us in least.items() if m.split(".")[0] == "nika")
+    print(f"\ncold imports (µs of own import time, least of {repeat} runs): {len(least)} modules, "
+          f"{sum(least.values())} µs — nika's own {ours} µs, the libraries' "
+          f"{sum(least.values()) - ours} µs; the costliest:")
+    for module, us in sorted(least.items(), key=lambda kv: (-kv[1], kv[0]))[:15]:
+        print(f"  {us:7d}  {module}")
+
+
+def startup(against: Path | None = None) -> tuple[float, float, float]:
     """`nika check` on a 4-line file, cold (a fresh process) and warm (through the server),
-    against `python -c pass`, with the import floor of its libraries beside it. Returns the
-    cold CPU ratio, the warm client + server CPU ratio and the warm wall ratio."""
-    nika = Path(sys.executable).with_name("nika")
+    against `python -c pass`, with the import floor of its libraries beside it (and, given
+    `against`, the cold check of that checkout's `src/`). Returns the cold CPU ratio, the warm
+    client + server CPU ratio and the warm wall ratio."""
+    nika_cmd = Path(sys.executable).with_name("nika")
     with tempfile.TemporaryDirectory() as tmp:
         flow = Path(tmp) / "tiny.nika.yaml"
         flow.write_text(TINY, encoding="utf-8")
-        child_cpu([str(nika), "check", str(flow)], repeat=1)  # writes the bytecode caches
-        bare = child_cpu([sys.executable, "-c", "pass"])
+        cold = [str(nika_cmd), "check", str(flow)]
+        turns = [[sys.executable, "-c", "pass"], [sys.executable, "-c", FLOOR], cold]
+        if against is not None:
+            here = Path(nika.__file__).resolve().parents[1]
+            turns += [[sys.executable, "-c", _FROM_SRC.format(src=str(src)), "check", str(flow)]
+                      for src in (here, against)]
+        for argv in turns[2:]:
+            child_cpu(argv, repeat=1)  # writes the bytecode caches
+        bare, floor, checked, *pair = interleaved_cpu(turns)
         bare_wall = child_wall([sys.executable, "-c", "pass"])
-        floor = child_cpu([sys.executable, "-c", FLOOR])
-        checked = child_cpu([str(nika), "check", str(flow)])
-        cold_wall = child_wall([str(nika), "check", str(flow)])
-        client, total, wall = warm(nika, flow, tmp)
-    print("\nstartup (best-of-20, fresh processes; CPU unless marked wall)")
+        cold_wall = child_wall(cold)
+        client, total, wall = warm(nika_cmd, flow, tmp)
+    print("\nstartup (best-of-20, fresh processes taking turns; CPU unless marked wall)")
     print(f"  python -c pass              {bare * 1000:7.1f} ms   wall {bare_wall * 1000:6.1f} ms")
     print(f"  library import floor        {floor * 1000:7.1f} ms   {floor / bare:5.1f}× bare"
           f"  ({FLOOR})")
@@ -210,15 +258,31 @@ def startup() -> tuple[float, float, float]:
           "   (mean; the server's CPU from /proc)")
     print(f"  warm: one answer, wall      {wall * 1000:7.1f} ms   {wall / bare_wall:5.1f}× bare"
           " wall")
+    if pair:
+        mine, theirs = pair
+        print(f"  cold, this src/ by -c       {mine * 1000:7.1f} ms   {mine / bare:5.1f}× bare")
+        print(f"  cold, --against src/ by -c  {theirs * 1000:7.1f} ms   {theirs / bare:5.1f}× bare"
+              f"   ({against})")
+    with tempfile.TemporaryDirectory() as tmp:
+        flow = Path(tmp) / "tiny.nika.yaml"
+        flow.write_text(TINY, encoding="utf-8")
+        imports([str(nika_cmd), "check", str(flow)])
     return checked / bare, total / bare, wall / bare_wall
 
 
-def main() -> int:
-    worst = tasks()
-    print(f"\nworst step ratio ÷ n·log n ratio: {worst:.2f} (≤ 1 means no worse than O(n log n))")
-    linear = islands()
-    print(f"\nworst island step ratio ÷ linear ratio: {linear:.2f} (≈ 1 means linear)")
-    cold, warm_cpu, warm_wall = startup()
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--startup", action="store_true", help="the startup rows alone")
+    parser.add_argument("--against", type=Path, metavar="SRC",
+                        help="also start a cold check from this checkout's src/ directory")
+    args = parser.parse_args(argv)
+    if not args.startup:
+        worst = tasks()
+        print(f"\nworst step ratio ÷ n·log n ratio: {worst:.2f} "
+              "(≤ 1 means no worse than O(n log n))")
+        linear = islands()
+        print(f"\nworst island step ratio ÷ linear ratio: {linear:.2f} (≈ 1 means linear)")
+    cold, warm_cpu, warm_wall = startup(args.against)
     print(f"\nstartup ratio (target ≤ 4×): cold {cold:.1f}× · warm {warm_cpu:.1f}× CPU, "
           f"{warm_wall:.1f}× wall (`nika check --server`, opt-in)")
     return 0
