@@ -23,6 +23,7 @@ from nika.runtime.progress import ProgressSink
 # Every character class the renderers must neutralise: C0, DEL, C1, bidi, line separators.
 HOSTILE = "\x00\x07\x08\t\r\x1b\x7f\x85\x9b\u061c\u200e\u200f\u2028\u2029\u202a\u202e\u2066\u2069"
 PAINT = r"\e[2K\r\e[32mok\e[0m all good\0\u202e"  # as YAML double-quoted escapes spell it
+NO_NUL = PAINT.replace(r"\0", "")
 
 
 def _clean(out: str) -> None:
@@ -86,7 +87,9 @@ def test_infer_permits_comments_are_escaped(
         tmp_path,
         "nika: evil\ninputs: { p: { type: string } }\ntasks:\n  w:\n    invoke:\n"
         "      tool: nika:write\n"
-        f'      args: {{ path: "${{{{ inputs.p }}}}{PAINT}", content: x }}\n',
+        # Without the NUL byte: around an island it makes the path no file at all (refused,
+        # and no effect to permit), so no comment would name it.
+        f'      args: {{ path: "${{{{ inputs.p }}}}{NO_NUL}", content: x }}\n',
     )
     assert main(["check", "--infer-permits", str(flow)]) == 0
     out = capsys.readouterr().out

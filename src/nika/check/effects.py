@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from nika.stdlib._paths import unusable
+from nika.stdlib._paths import unusable_as_written
 from nika.syntax.model import AgentBody, ExecBody, InvokeBody, KeyPath, Task, Workflow
 
 EffectKind = Literal["fs.read", "fs.write", "net", "exec", "tool", "env"]
@@ -199,8 +199,8 @@ def _paths(
 ) -> Iterator[Effect]:
     if value is None:
         return
-    if isinstance(value, str) and not is_dynamic(value) and unusable(value, directory=directory):
-        return  # a literal path no file system holds is no effect: the builtin rung refuses it
+    if isinstance(value, str) and unusable_as_written(value, directory=directory):
+        return  # a path no file system holds is no effect: the builtin rung refuses it
     yield _path_effect(kind, value, task, site)
 
 

@@ -44,8 +44,10 @@ class Rule:
     predicate over the args (which fit the schema by then).
 
     `reads` names the args whose VALUES it reads: the check skips the rule while one of them
-    is a `${{ }}` template (presence is always known). A `source` rule judges how the file
-    SPELLS a value (a key that must be a secret reference), so only the check applies it.
+    is a `${{ }}` template (presence is always known) — unless the rule has a `templated`
+    test, which judges the args as written, islands and all, for what every value the run
+    can resolve them to holds. A `source` rule judges how the file SPELLS a value (a key
+    that must be a secret reference), so only the check applies it.
     """
 
     name: str
@@ -53,6 +55,7 @@ class Rule:
     test: Test
     code: str | None = None
     source: bool = False
+    templated: Test | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +103,12 @@ class Declaration:
         for rule in self.rules:
             if rule.source and not static:
                 continue  # how the file spells a value: the check's alone
+            test = rule.test
             if static and not rule.source and not unknown.isdisjoint(rule.reads):
-                continue
-            problem = rule.test(args)
+                if rule.templated is None or not unfit.isdisjoint(rule.reads):
+                    continue
+                test = rule.templated  # what the templates as written already settle
+            problem = test(args)
             if problem is not None and problem.arg not in unfit:
                 out.append(Refusal(problem.code or rule.code or self.code, problem.detail,
                                    problem.arg, (problem.arg,) if problem.arg else (), rule.name))
