@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from nika.check import check
-from nika.check.effects import SHELL, Effect, infer_effects, needed_permits
+from nika.check.effects import BUILTIN_EFFECTS, SHELL, Effect, infer_effects, needed_permits
+from nika.stdlib import DECLARATIONS
 from nika.syntax.loader import load_document
 from nika.syntax.model import Workflow, build_workflow
 
@@ -35,6 +39,45 @@ def test_fs_builtins_name_their_paths() -> None:
     assert ("fs.write", "out/b.md", False) in got
     assert ("fs.read", "doc.md", False) in got and ("fs.write", "doc.md", False) in got
     assert ("fs.read", "./src/**", False) in got
+
+
+def test_a_builtins_files_are_its_declarations_path_args() -> None:
+    # One statement: every path arg a declaration marks is an effect of the access it names,
+    # at the site it sits; nothing else of the call is.
+    for tool in sorted(BUILTIN_EFFECTS):
+        declaration = DECLARATIONS[tool]
+        args: dict[str, Any] = {}
+        expected: set[tuple[str, str, tuple[str | int, ...]]] = set()
+        for n, path in enumerate(declaration.paths):
+            name = f"p{n}/f.txt"
+            if path.each:
+                args[path.arg] = [{path.key: name}] if path.key else [name]
+            else:
+                args[path.arg] = {path.key: name} if path.key else name
+            suffix = next(iter(path.located(args)))[0]
+            target = f"p{n}/f.txt/**" if path.walk else name
+            expected |= {(kind, target, suffix) for kind in path.access}
+        wf = workflow(f"  t:\n    invoke: {{ tool: '{tool}', args: {json.dumps(args)} }}\n")
+        got = {(e.kind, e.target, e.site[4:]) for e in infer_effects(wf)
+               if e.kind.startswith("fs.")}
+        assert got == expected, tool
+    assert {t for t in BUILTIN_EFFECTS if DECLARATIONS[t].paths} == set(BUILTIN_EFFECTS) - {
+        "nika:notify"}
+
+
+def test_path_args_by_shape_default_nesting_and_lists() -> None:
+    got = effects(
+        "  g:\n    invoke: { tool: nika:grep, args: { pattern: TODO } }\n"  # path's default
+        "  c:\n    invoke: { tool: nika:chart, args: { data: { path: rows.csv }, out: c.svg } }\n"
+        "  x:\n    invoke: { tool: nika:image_fx, args: { input: a.png, out: b.png,"
+        " ops: [{ blur: 1 }] } }\n"
+        "  f:\n    invoke: { tool: nika:fetch, args: { url: 'https://h.io', method: POST,"
+        " multipart: [{ name: f, path: up.bin }] } }\n"
+    )
+    assert ("fs.read", "**", False) in got
+    assert ("fs.read", "rows.csv", False) in got and ("fs.write", "c.svg", False) in got
+    assert ("fs.read", "a.png", False) in got and ("fs.write", "b.png", False) in got
+    assert ("fs.read", "up.bin", False) in got
 
 
 def test_fetch_host_and_dynamic_url() -> None:

@@ -6,7 +6,9 @@ body; the runtime builds the same value from a resolved argument at dispatch; bo
 it to the one judge (`nika.check.judge.PermitJudge`).
 
 Inference reads literals only. A `${{ }}` in a path, URL or program is never guessed: the
-effect is marked `dynamic` and carries the template as written. A shell string is opaque
+effect is marked `dynamic` and carries the template as written. Which args of a builtin are
+paths, and whether it reads or writes each, is its `nika.stdlib` declaration's (`paths`):
+the same statement its path rule refuses unusable paths by. A shell string is opaque
 (its programs cannot be read off a leading token), so it is named by `SHELL`. Environment
 passthrough is never inferred (01 §permits: a subprocess's env reads are opaque); the
 `env` kind exists for the runtime's spawn-time judgement.
@@ -19,7 +21,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from nika.stdlib._paths import unusable_as_written
 from nika.syntax.model import AgentBody, ExecBody, InvokeBody, KeyPath, Task, Workflow
 
 EffectKind = Literal["fs.read", "fs.write", "net", "exec", "tool", "env"]
@@ -129,61 +130,33 @@ def _exec_effect(task: Task, body: ExecBody, base: KeyPath) -> Effect:
 def _builtin_effects(
     task: Task, tool: str, args: Mapping[str, Any], at: KeyPath
 ) -> Iterator[Effect]:
-    def arg(name: str) -> tuple[Any, KeyPath]:
-        return args.get(name), (*at, name)
-
-    if tool == "nika:read":
-        yield from _paths("fs.read", task, *arg("path"))
-    elif tool == "nika:write":
-        yield from _paths("fs.write", task, *arg("path"))
-    elif tool == "nika:edit":
-        yield from _paths("fs.read", task, *arg("path"))
-        yield from _paths("fs.write", task, *arg("path"))
-    elif tool == "nika:glob":
-        # The literal walk root is what is read: the pattern itself names it.
-        yield from _paths("fs.read", task, *arg("pattern"))
-    elif tool == "nika:grep":
-        value, site = arg("path")
-        root = "." if value is None else value
-        yield from _paths("fs.read", task, _recursive(root), site)
-    elif tool in ("nika:chart", "nika:image_fx"):
-        yield from _paths("fs.write", task, *arg("out"))
-        source, site = arg("input") if tool == "nika:image_fx" else _chart_source(args, at)
-        yield from _paths("fs.read", task, source, site)
-    elif tool in ("nika:image_generate", "nika:tts_generate"):
-        # Check judges the `output_dir:` ARGUMENT (builtins §image_generate); the run gates
-        # each final file under it. A bare-directory grant admits the argument, and so
-        # does `dir/**` (PathGrant.admits covers a directory whose every descendant is in).
-        yield from _paths("fs.write", task, *arg("output_dir"), directory=True)
-        # mode: edit sources (`image:` XOR `images:`, optional `mask:`) are permit-gated reads.
-        for name in ("image", "mask"):
-            yield from _paths("fs.read", task, *arg(name))
-        images, site = arg("images")
-        if isinstance(images, list):
-            for i, path in enumerate(images):
-                yield from _paths("fs.read", task, path, (*site, i))
-        else:
-            yield from _paths("fs.read", task, images, site)
-    elif tool == "nika:fetch":
-        yield from _urls(task, *arg("url"))
-        yield from _multipart_reads(task, args.get("multipart"), (*at, "multipart"))
+    if tool == "nika:fetch":
+        yield from _urls(task, args.get("url"), (*at, "url"))
     elif tool == "nika:notify":
-        yield from _urls(task, *arg("target"))
+        yield from _urls(task, args.get("target"), (*at, "target"))
+    if tool in BUILTIN_EFFECTS:
+        yield from _file_effects(task, tool, args, at)
 
 
-def _chart_source(args: Mapping[str, Any], at: KeyPath) -> tuple[Any, KeyPath]:
-    data = args.get("data")
-    if isinstance(data, Mapping):
-        return data.get("path"), (*at, "data", "path")
-    return None, (*at, "data")
+def _file_effects(
+    task: Task, tool: str, args: Mapping[str, Any], at: KeyPath
+) -> Iterator[Effect]:
+    """The files a builtin call reads and writes, off its declaration's path args (its family
+    loads with its first lookup — the builtins rung's, for a workflow's own calls)."""
+    from nika.stdlib import DECLARATIONS
 
-
-def _multipart_reads(task: Task, parts: Any, at: KeyPath) -> Iterator[Effect]:
-    if not isinstance(parts, list):
-        return
-    for i, part in enumerate(parts):
-        if isinstance(part, Mapping) and "path" in part:
-            yield from _paths("fs.read", task, part["path"], (*at, i, "path"))
+    declaration = DECLARATIONS[tool]
+    for path in declaration.paths:
+        found = list(path.located(args))
+        default = declaration.schema.get("properties", {}).get(path.arg, {}).get("default")
+        if not found and default is not None:  # an absent arg is its default (grep's ".")
+            found = [((path.arg,), default)]
+        for suffix, value in found:
+            # A walked directory `d` is read as `d/**` (the glob the grant must cover); a
+            # bare-directory grant admits an `output_dir:`, and so does `dir/**`.
+            target = _recursive(value) if path.walk else value
+            for kind in path.access:
+                yield from _paths(kind, task, target, (*at, *suffix), directory=path.directory)
 
 
 def _recursive(value: Any) -> Any:
@@ -197,6 +170,8 @@ def _recursive(value: Any) -> Any:
 def _paths(
     kind: EffectKind, task: Task, value: Any, site: KeyPath, *, directory: bool = False
 ) -> Iterator[Effect]:
+    from nika.stdlib._paths import unusable_as_written
+
     if value is None:
         return
     if isinstance(value, str) and unusable_as_written(value, directory=directory):

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from nika import codes
 from nika.errors import NikaError
 from nika.stdlib._schema import Misfit, json_type, misfits, templated
+
+if TYPE_CHECKING:
+    from nika.stdlib._paths import PathArg
 
 CONTRACT: Final = codes.BUILTIN_001
 """The code of a broken static arg contract, where the stdlib names no builtin code."""
@@ -47,7 +50,8 @@ class Rule:
     is a `${{ }}` template (presence is always known) — unless the rule has a `templated`
     test, which judges the args as written, islands and all, for what every value the run
     can resolve them to holds. A `source` rule judges how the file SPELLS a value (a key
-    that must be a secret reference), so only the check applies it.
+    that must be a secret reference), so only the check applies it. `paths` are the path args
+    a path rule (`nika.stdlib._paths.path_rule`) judges.
     """
 
     name: str
@@ -56,6 +60,7 @@ class Rule:
     code: str | None = None
     source: bool = False
     templated: Test | None = None
+    paths: tuple[PathArg, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +93,11 @@ class Declaration:
     rules: tuple[Rule, ...] = ()
     code: str = CONTRACT
     codes: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def paths(self) -> tuple[PathArg, ...]:
+        """Where its args name files and what it does with each: its path rules' path args."""
+        return tuple(path for rule in self.rules for path in rule.paths)
 
     def refusals(self, args: Mapping[str, Any], *, static: bool = False) -> list[Refusal]:
         """Every refusal, schema first, then the rules. `static`: `args` are as the file

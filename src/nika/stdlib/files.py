@@ -13,7 +13,7 @@ from typing import Any, Final
 from nika import codes
 from nika.errors import NikaError
 from nika.stdlib._declare import Declaration, Problem, Rule
-from nika.stdlib._paths import path_rule
+from nika.stdlib._paths import PathArg, path_rule, reads, writes
 from nika.stdlib._shapes import BOOLEAN, anything, integer, obj, text
 
 GLOB_001: Final = codes.BUILTIN_GLOB_001
@@ -36,7 +36,7 @@ READ = Declaration("nika:read", obj({
     "encoding": text(default="utf-8"),
     "binary": {**BOOLEAN, "default": False},
 }, ("path",)), rules=(
-    path_rule("path"), Rule("encoding-is-known", ("encoding",), _known_encoding),
+    path_rule(reads("path")), Rule("encoding-is-known", ("encoding",), _known_encoding),
 ))  # fmt: skip
 
 WRITE = Declaration("nika:write", obj({
@@ -44,7 +44,7 @@ WRITE = Declaration("nika:write", obj({
     "content": anything("Text, bytes, or any JSON value."),
     "create_dirs": {**BOOLEAN, "default": False},
     "overwrite": {**BOOLEAN, "default": True},
-}, ("path", "content")), rules=(path_rule("path"),))  # fmt: skip
+}, ("path", "content")), rules=(path_rule(writes("path")),))  # fmt: skip
 
 
 def _count_replaces(a: Mapping[str, Any]) -> Problem | None:
@@ -60,7 +60,7 @@ EDIT = Declaration("nika:edit", obj({
     "replace": text(),
     "count": integer(0),
 }, ("path", "find", "replace")), rules=(
-    path_rule("path"),
+    path_rule(PathArg("path", ("fs.read", "fs.write"))),  # it reads, then writes
     Rule("count-replaces-something", ("count",), _count_replaces, code=codes.BUILTIN_EDIT_001),
 ), codes={"count": codes.BUILTIN_EDIT_001})  # fmt: skip
 
@@ -94,7 +94,7 @@ GLOB = Declaration("nika:glob", obj({
                 "description": "a glob or a list of globs"},
 }, ("pattern",)), rules=(
     Rule("globs-compile", ("pattern", "exclude"), _globs_compile, code=GLOB_001),
-    path_rule("pattern"),
+    path_rule(reads("pattern")),  # the literal walk root is what is read: the pattern names it
 ))  # fmt: skip
 
 
@@ -129,7 +129,7 @@ GREP = Declaration(
     ),
     rules=(
         Rule("pattern-is-portable", ("pattern",), _portable, code=codes.BUILTIN_GREP_001),
-        path_rule("path"),
+        path_rule(reads("path", walk=True)),
     ),
 )
 

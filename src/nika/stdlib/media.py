@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from nika import codes
 from nika.stdlib._declare import Declaration, Problem, Rule
-from nika.stdlib._paths import path_rule
+from nika.stdlib._paths import path_rule, reads, writes
 from nika.stdlib._shapes import ARRAY, BOOLEAN, OBJECT, anything, choice, integer, obj, text
 
 TTS_PROVIDERS: Final = ("local", "openai", "elevenlabs", "mock")
@@ -34,7 +34,10 @@ CHART = Declaration("nika:chart", obj({
     "out": text(),
     "chart": obj({"type": choice("bar", "line", "area_band", "scatter", "heatmap")},
                  closed=False),
-}, ("data", "out"), closed=False), rules=(Rule("out-is-svg", ("out",), _svg),))  # fmt: skip
+}, ("data", "out"), closed=False), rules=(
+    Rule("out-is-svg", ("out",), _svg),
+    path_rule(writes("out"), reads("data", key="path")),  # rows inline, or a file to read
+))  # fmt: skip
 
 DECIDE = Declaration("nika:decide", obj({
     "bundle": {"type": ["string", "object"]},
@@ -88,6 +91,10 @@ IMAGE_GENERATE = Declaration("nika:image_generate", obj({
     Rule("save-is-reserved", ("save",), _save_reserved),
     Rule("reference-images-are-reserved", (), _references_reserved),
     Rule("edit-needs-one-source", ("mode",), _edit_sources),
+    # Check judges the `output_dir:` ARGUMENT (builtins §image_generate); the run gates each
+    # final file under it. Edit sources (`image:` XOR `images:`, optional `mask:`) are read.
+    path_rule(writes("output_dir", directory=True), reads("image"), reads("mask"),
+              reads("images", each=True)),
 ))  # fmt: skip
 
 IMAGE_FX = Declaration("nika:image_fx", obj({
@@ -96,7 +103,9 @@ IMAGE_FX = Declaration("nika:image_fx", obj({
     "ops": {"type": "array", "minItems": 1, "maxItems": 32,
             "description": "an ordered list of single-key operations"},
     "seed": integer(),
-}, ("input", "out", "ops"), closed=False))  # fmt: skip
+}, ("input", "out", "ops"), closed=False), rules=(
+    path_rule(reads("input"), writes("out")),
+))  # fmt: skip
 
 TTS_GENERATE = Declaration("nika:tts_generate", obj({
     "provider": choice(*TTS_PROVIDERS),
@@ -110,7 +119,7 @@ TTS_GENERATE = Declaration("nika:tts_generate", obj({
     "metadata": OBJECT,
     "manifest": BOOLEAN,
     "timeout_ms": integer(1, 600_000),
-}, ("text", "output_dir")), rules=(path_rule("output_dir", directory=True),),
+}, ("text", "output_dir")), rules=(path_rule(writes("output_dir", directory=True)),),
    code=codes.BUILTIN_TTS_GENERATE_001)  # fmt: skip
 
 DECLARATIONS: Final = (CHART, DECIDE, IMAGE_GENERATE, IMAGE_FX, TTS_GENERATE)

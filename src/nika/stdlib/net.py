@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from nika import codes
 from nika.stdlib._declare import Declaration, Problem, Rule
-from nika.stdlib._paths import path_rule
+from nika.stdlib._paths import path_rule, reads
 from nika.stdlib._shapes import BOOLEAN, anything, choice, integer, obj, text
 from nika.stdlib.data import jq_rule
 
@@ -155,7 +155,7 @@ FETCH = Declaration("nika:fetch", obj({
     Rule("crawl-alone", (), _crawl_alone),
     Rule("crawl-gets", ("method",), _crawl_gets),
     jq_rule("jq"),
-    path_rule("multipart", each="path"),
+    path_rule(reads("multipart", each=True, key="path")),
 ))  # fmt: skip
 
 

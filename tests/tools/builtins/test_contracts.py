@@ -59,6 +59,7 @@ CASES: dict[str, list[Case]] = {
         Case({"data": [1], "out": "c.png"}, B),
         Case({"data": [1], "out": "c.svg", "chart": {"type": "pie"}}, B),
         Case({"data": [1]}, B),
+        Case({"data": {"path": "rows\x00.csv"}, "out": "c.svg"}, PATH),
     ],
     "nika:compose": [
         Case({"workflow_yaml": "nika: x\ntasks:\n  a:\n    exec: { command: [echo] }\n"}),
@@ -172,6 +173,7 @@ CASES: dict[str, list[Case]] = {
         Case({"input": "a.png", "out": "b.png", "ops": [{"blur": 1}]}, ran=UNSERVED),
         Case({"input": "a.png", "out": "b.png", "ops": []}, B),
         Case({"input": "a.png", "out": "b.png"}, B),
+        Case({"input": "a.png", "out": "", "ops": [{"blur": 1}]}, PATH),
     ],
     "nika:image_generate": [
         Case({"prompt": "p", "output_dir": "o", "provider": "mock"}, ran=UNSERVED),
@@ -180,6 +182,7 @@ CASES: dict[str, list[Case]] = {
         Case({"prompt": "p", "output_dir": "o", "save": False}, B),
         Case({"prompt": "p", "output_dir": "o", "reference_images": ["a.png"]}, B),
         Case({"prompt": "p", "output_dir": "o", "n": 11}, B),
+        Case({"prompt": "p", "output_dir": "o", "mode": "edit", "images": ["a\x00.png"]}, PATH),
     ],
     "nika:inspect": [
         Case({"view": "cost"}),

@@ -13,14 +13,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from nika import codes
 from nika.check.effects import Effect
-from nika.stdlib._paths import unusable, unusable_detail
+from nika.stdlib._paths import FsKind, unusable, unusable_detail
 from nika.tools.builtins._base import Context, fail
-
-FsKind = Literal["fs.read", "fs.write"]
 
 
 @dataclass(frozen=True, slots=True)
