@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from nika import codes
@@ -36,12 +35,6 @@ _PINNED: Final = re.compile(
     r"^registry:[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9_.-]*@[A-Za-z0-9][A-Za-z0-9._+-]*$"
 )
 _MAX_DEPTH: Final = 16
-
-
-@dataclass(frozen=True, slots=True)
-class _Child:
-    path: Path
-    workflow: Workflow
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, Final
 
 from nika import codes
@@ -11,7 +12,6 @@ from nika.syntax import fields
 from nika.syntax._shape import Shape, show
 from nika.syntax.keypath import KeyPath
 from nika.syntax.model import AgentBody, Body, ExecBody, InferBody, InvokeBody, TaskId, Verb
-from nika.syntax.toolref import MCP_SERVER, MCP_TOOL
 
 INFER_FIELDS: Final = (
     "prompt",
@@ -39,9 +39,14 @@ AGENT_FIELDS: Final = (
 CAPTURES: Final = ("stdout", "stderr", "combined", "structured")
 DECODES: Final = ("text", "json", "jsonl", "bytes")
 _NIKA_TOOL: Final = re.compile(r"^nika:[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)*$")
-_MCP_TOOL: Final = re.compile(
-    rf"^mcp:{MCP_SERVER.pattern}/{MCP_TOOL.pattern}(/{MCP_TOOL.pattern})*$"
-)
+
+
+@cache
+def _mcp_tool() -> re.Pattern[str]:
+    """`mcp:<server>/<tool>`, from the tool-ref grammar (loaded with the first `mcp:` ref)."""
+    from nika.syntax.toolref import MCP_SERVER, MCP_TOOL
+
+    return re.compile(rf"^mcp:{MCP_SERVER.pattern}/{MCP_TOOL.pattern}(/{MCP_TOOL.pattern})*$")
 
 
 def build_body(shape: Shape, verb: Verb, raw: Any, at: KeyPath, tid: TaskId) -> Body | None:
@@ -283,7 +288,7 @@ def _invoke(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> I
 
 
 def _tool_ref_ok(shape: Shape, tool: str, at: KeyPath) -> bool:
-    if _NIKA_TOOL.match(tool) or _MCP_TOOL.match(tool):
+    if _NIKA_TOOL.match(tool) or (tool.startswith("mcp:") and _mcp_tool().match(tool)):
         return True
     if tool.startswith("mcp:") and "/" not in tool:
         detail = f"tool {tool!r} names an MCP server without a tool; write `mcp:<server>/<tool>`"
