@@ -223,6 +223,80 @@ def _semantic_embedder() -> Any:
         return None
 
 
+def _semantic_text(ctx: RouteContext) -> str:
+    """What the router's semantic leg embeds: the request and the last assistant text."""
+    return "\n".join(t for t in (split_prompt(ctx.prompt)[1], ctx.last_assistant_text) if t)
+
+
+def semantic_alone(pool: list[ToolDefinition], embedder: Any, *, whole: bool) -> Ranker:
+    """The semantic leg's own top 12 (no BM25, no prerequisites); `whole`: the request whole,
+    not clause by clause (the leg before the clause rule)."""
+    from nika.agent.config import AgentConfig
+    from nika.agent.router import ToolRouter
+
+    leg = ToolRouter(pool, AgentConfig(embedder=embedder))._semantic
+    assert leg is not None
+    if whole:
+        leg.queries = lambda text: [text]  # type: ignore[method-assign]
+    return lambda ctx: [d.name for d in leg.ranking(_semantic_text(ctx), 12)]
+
+
+def fused_ablation(
+    pool: list[ToolDefinition], embedder: Any, *, feedback: bool, whole: bool
+) -> Ranker:
+    """The fused router without the lexical leg's feedback (and so without it on a turn the
+    embedder cannot read) and/or with the semantic leg on the whole request only."""
+    from nika.agent.config import AgentConfig
+    from nika.agent.router import ToolRouter
+
+    router = ToolRouter(pool, AgentConfig(embedder=embedder))
+    if not feedback:
+        router._feedback = None
+    if whole:
+        assert router._semantic is not None
+        router._semantic.queries = lambda text: [text]  # type: ignore[method-assign]
+    return router.rank
+
+
+def fused_latency(pool: list[ToolDefinition], cases: Sequence[Case], embedder: Any) -> None:
+    """The fused path's cost at ~2,000 tools: embedding the definitions (once per run) and a
+    turn (BM25 with feedback, embedding the request and its clauses, cosines, fusion) against
+    BM25 alone, interleaved turn by turn; every request new to the embedder."""
+    import statistics
+    import time
+
+    from nika.agent.config import AgentConfig
+    from nika.agent.router import ToolRouter
+
+    start = time.perf_counter()
+    fused = ToolRouter(pool, AgentConfig(embedder=embedder))
+    build = time.perf_counter() - start
+    plain = ToolRouter(pool, AgentConfig())
+    leg = fused._semantic
+    assert leg is not None
+    times: dict[str, list[float]] = {"BM25 alone": [], "fused, new request": [],
+                                     "fused, the same turn again": []}
+    for i, case in enumerate(cases):
+        leg._memo.clear()  # nothing of this request embedded yet
+        turns = [("BM25 alone", plain), ("fused, new request", fused),
+                 ("fused, the same turn again", fused)]
+        # Alternate who analyses the request first (the analyzer memoises words per process).
+        for label, router in turns if i % 2 else [*turns[1:], turns[0]]:
+            start = time.perf_counter()
+            router.rank(case.ctx)
+            times[label].append(time.perf_counter() - start)
+    base = statistics.median(times["BM25 alone"])
+    print(f"\n### Fused path latency: {len(pool):,} tools, {len(cases)} Glaive requests "
+          "(medians)\n")
+    print(f"Embedding the definitions once per run: {build:.1f} s "
+          f"({build / len(pool) * 1e3:.1f} ms per definition, CPU).\n")
+    print("| turn | median | / BM25 alone |")
+    print("|---|---:|---:|")
+    for label, values in times.items():
+        median = statistics.median(values)
+        print(f"| {label} | {median * 1e3:.2f} ms | {median / base:.1f} |")
+
+
 def quality_section(
     *, semantic: bool, distractors: Callable[[int], tuple[list[ToolDefinition], Any]]
 ) -> None:
@@ -267,10 +341,28 @@ def quality_section(
         "after, BM25": pooled(lambda pool: ToolRouter(pool, AgentConfig()).rank),
     }
     embedder = _semantic_embedder() if semantic else None
+    semantic_experiments: dict[str, Callable[[Case], list[str]]] = {}
     if embedder is not None:
+        shipped["semantic alone (MiniLM, clause-wise; baseline)"] = pooled(
+            lambda pool: semantic_alone(pool, embedder, whole=False)
+        )
+        shipped["BM25 + semantic, before (RRF of BM25 without feedback, whole request)"] = (
+            pooled(lambda pool: fused_ablation(pool, embedder, feedback=False, whole=True))
+        )
         shipped["after, BM25 + semantic (RRF)"] = pooled(
             lambda pool: ToolRouter(pool, AgentConfig(embedder=embedder)).rank
         )
+        semantic_experiments = {
+            "semantic alone, whole request (ablation)": pooled(
+                lambda pool: semantic_alone(pool, embedder, whole=True)
+            ),
+            "fused, lexical leg without feedback (ablation)": pooled(
+                lambda pool: fused_ablation(pool, embedder, feedback=False, whole=False)
+            ),
+            "fused, whole request only (ablation)": pooled(
+                lambda pool: fused_ablation(pool, embedder, feedback=True, whole=True)
+            ),
+        }
 
     def without_feedback(pool: list[ToolDefinition]) -> Ranker:
         router = ToolRouter(pool, AgentConfig())
@@ -283,6 +375,7 @@ def quality_section(
         "after, BM25, per-clause round-robin (not shipped)": pooled(
             lambda pool: per_clause(ToolRouter(pool, AgentConfig()).rank)
         ),
+        **semantic_experiments,
     }
     everything = [*n_cases, *c_cases]
     # Each ranker ranks each query once; the tables below only read these lists.
@@ -353,6 +446,9 @@ def quality_section(
                 s = scored(label, chosen)
                 cells.append(f"{s.all12:.3f} · {s.fail_open}" if s.n else f"– · {s.fail_open}")
             print(f"| {set_name} | {kind} | {len(chosen)} | " + " | ".join(cells) + " |")
+    if embedder is not None:
+        glaive = [c for c in n_cases if c.kind == "glaive"][:60]
+        fused_latency(pools["glaive"], glaive, embedder.inner)
     requests = [c for c in c_cases if c.lang != "en" and c.gold]
     chat = [c for c in c_cases if not c.gold]
     print("\n| ranker | fail-open: non-English requests | small-talk turns (any language) |")

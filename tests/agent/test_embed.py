@@ -54,7 +54,7 @@ def test_the_fused_router_finds_what_words_alone_miss(
     plain = ToolRouter(universe, AgentConfig()).rank(ctx)
     fused = ToolRouter(universe, AgentConfig(embedder=embedder)).rank(ctx)
     assert plain == ["mcp:srv/trip_0", "mcp:srv/trip_1", "mcp:srv/trip_2"]
-    assert fused[:3] == plain  # in both legs' lists: first
+    assert sorted(fused[:3]) == plain  # in both legs' lists: first (BM25 ties them)
     assert "mcp:srv/forecast" in fused[3:5]
 
 

@@ -102,19 +102,16 @@ def test_too_many_near_ties_at_the_top_feed_nothing_back() -> None:
     assert feedback.words({"anchor": 1.0, "banjo": 1.0, "cactus": 1.0}, three) is None
 
 
-def test_the_semantic_leg_ranks_without_feedback() -> None:
-    embedder = KeywordEmbedder((("euro", "currency"),))
+def test_the_fused_ranking_keeps_the_feedback() -> None:
+    # The embedder knows the exchange rate, not the currency list: only feedback brings it.
+    embedder = KeywordEmbedder((("euro", "exchange rate"),))
     fused = ToolRouter([*FILLERS, RATE, CODES], AgentConfig(top_k=4, embedder=embedder))
-    ctx = _ctx("conversion rate of the euro")
-    decision = fused.select(ctx)
+    decision = fused.select(_ctx("conversion rate of the euro"))
     assert decision.reason == "fused"
-    # The lexical leg is BM25 of the request alone: no feedback word reaches the fusion.
-    plain = BM25Index.build_fields(
-        ((d.name, document_fields(d)) for d in [*FILLERS, RATE, CODES]),
-        weights=(3.0, 1.0, 0.25, 0.3), k1=2.0, b=0.9,
-    )
-    lexical = [d.name for d in plain.top_k(context_query(ctx), 100)]
-    assert lexical == ["mcp:fx/exchange_rate"]
+    scores = list(decision.scores.items())
+    assert [name for name, _ in scores[:2]] == ["mcp:fx/exchange_rate", "mcp:fx/list_currencies"]
+    # Above every definition the legs tie (BM25 without feedback would tie it with them).
+    assert scores[1][1] > scores[2][1]
 
 
 def test_feedback_ranks_the_same_across_processes_and_hash_seeds() -> None:

@@ -342,14 +342,36 @@ def test_with_prerequisites_keeps_the_better_score_and_k() -> None:
     assert with_prerequisites((), requires, 3) == ()
 
 
+def _scored(*names: str) -> list[ScoredDoc]:
+    """A ranking of distinct scores, best first."""
+    return [ScoredDoc(n, float(len(names) - i)) for i, n in enumerate(names)]
+
+
 def test_reciprocal_rank_fusion() -> None:
-    fused = reciprocal_rank_fusion([["a", "b", "c"], ["c", "b", "d"]], k=60)
+    fused = reciprocal_rank_fusion([_scored("a", "b", "c"), _scored("c", "b", "d")], k=60)
     # b: 1/62 + 1/62; a: 1/61; c: 1/63 + 1/61; d: 1/63
     assert [d.name for d in fused] == ["c", "b", "a", "d"]
     assert [d.score for d in fused] == [1 / 63 + 1 / 61, 1 / 62 + 1 / 62, 1 / 61, 1 / 63]
-    tie = reciprocal_rank_fusion([["y", "x"], ["x", "y"]])
+    tie = reciprocal_rank_fusion([_scored("y", "x"), _scored("x", "y")])
     assert [d.name for d in tie] == ["x", "y"]  # a tie: by name
     assert reciprocal_rank_fusion([]) == []
+    weighted = reciprocal_rank_fusion([_scored("a"), _scored("b")], k=1, weights=(1.0, 3.0))
+    assert weighted == [ScoredDoc("b", 1.5), ScoredDoc("a", 0.5)]
+
+
+def test_names_of_equal_score_share_their_mean_rank_in_the_fusion() -> None:
+    # In the first ranking b, c and d tie (ranks 2-4): each counts as rank 3, so name order
+    # gives b nothing over d, and e (ranked 2 by the second) beats all three.
+    lexical = [ScoredDoc("a", 9.0), ScoredDoc("b", 1.0), ScoredDoc("c", 1.0), ScoredDoc("d", 1.0)]
+    semantic = [ScoredDoc("a", 0.9), ScoredDoc("e", 0.8)]
+    fused = reciprocal_rank_fusion([lexical, semantic], k=1)
+    assert fused == [
+        ScoredDoc("a", 1 / 2 + 1 / 2), ScoredDoc("e", 1 / 3), ScoredDoc("b", 1 / 4),
+        ScoredDoc("c", 1 / 4), ScoredDoc("d", 1 / 4),
+    ]  # fmt: skip
+    unshared = reciprocal_rank_fusion([lexical[:1] + [ScoredDoc(n, 3.0 - i) for i, n in
+                                                      enumerate("bcd")], semantic], k=1)
+    assert [d.name for d in unshared][:3] == ["a", "b", "e"]  # distinct scores: b is rank 2
 
 
 def test_a_long_observation_does_not_drown_the_prompt() -> None:
@@ -420,7 +442,11 @@ def test_document_vectors_are_embedded_once_per_run_and_queries_once_per_text() 
     for _ in range(3):
         router.select(_ctx("the invoice and the seal"))
     router.select(_ctx("the invoice and the seal", "now the metal"))
-    assert [len(b) for b in embedder.batches] == [30, 1, 1]
+    # The whole text and its clauses; the first clause was embedded already, as a request.
+    assert embedder.batches[1:] == [
+        ("the invoice and the seal",),
+        ("now the metal", "the invoice and the seal\nnow the metal"),  # in sorted order
+    ]
 
 
 def test_a_text_the_embedder_cannot_read_is_ranked_by_bm25_alone() -> None:

@@ -40,8 +40,8 @@ recall@12: 0.42 -> 0.80). Their score is what `RoutingDecision.scores` reports f
 **Feedback.** The best match shares the vocabulary of the tools a request needs beside it
 (the airport lookup of a flight search, the exchange rate a "conversion rate" means), so when
 the ranking's head is confident the context is ranked again with that match's most
-distinctive words added (`nika.agent._feedback`, pseudo-relevance feedback; BM25 alone,
-not with the semantic leg).
+distinctive words added (`nika.agent._feedback`, pseudo-relevance feedback), alone and as
+the fused ranking's lexical leg.
 
 **The query** is the distinct terms of the live context, each at the largest weight of the
 parts it appears in. Newest text up, standing text down:
@@ -62,13 +62,18 @@ round-robin was measured too (the bench keeps the row) and lowers all-gold recal
 best, 0.47-0.50), so the whole context is ranked as one query.
 
 **The semantic leg** (off by default): with `AgentConfig.embedder` set, each definition's name
-and description are embedded once per run, the request and last assistant text once per turn
-(observations and the preamble are left to BM25), and the `FUSION_DEPTH` best of each leg are
-fused by weighted reciprocal rank (`reciprocal_rank_fusion`, `RRF_K`, `SEMANTIC_WEIGHT`). A
-text the embedder maps to the zero vector (one it cannot read, such as Chinese for an
-English-only model: `nika.agent.embed`) is ranked by BM25 alone (reason `bm25`). Fail-open and
-the union with pinned and recent tools are unchanged: BM25 alone decides whether the context
-carries any signal.
+(split into words) and description are embedded once per run, and each turn the request and
+the last assistant text, whole and clause by clause (`nika.agent._semantic`: a definition
+scores its best cosine to any of them; observations and the preamble are left to BM25). The
+`FUSION_DEPTH` best of each leg are fused by weighted reciprocal rank
+(`reciprocal_rank_fusion`, `RRF_K`, `SEMANTIC_WEIGHT`); the lexical leg is the BM25 ranking
+with its feedback, the one BM25 alone would offer. Measured in `bench/router_bench.py`:
+fused with BM25 before its feedback and on the whole request only, the leg lost to BM25 alone
+(NESTFUL all-gold recall@12 held out 0.78 against 0.82); with both it is above it (dev 0.85
+-> 0.92, held out 0.78 -> 0.86). A text the embedder maps to the zero vector (one it cannot
+read, such as Chinese for an English-only model: `nika.agent.embed`) is ranked by BM25 alone
+(reason `bm25`). Fail-open and the union with pinned and recent tools are unchanged: BM25
+alone decides whether the context carries any signal.
 """
 
 from __future__ import annotations
@@ -79,13 +84,12 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import numpy as np
-
 from nika.agent._feedback import Feedback
 from nika.agent._prerequisites import prerequisites
+from nika.agent._semantic import SemanticLeg
 from nika.agent.config import AgentConfig
 from nika.agent.observe import RouteMode, RouteReason
-from nika.agent.seams import Embedder, ToolDefinition
+from nika.agent.seams import ToolDefinition
 from nika.analyzer import subwords, terms, tokenize
 from nika.bm25 import BM25Index, ScoredDoc
 
@@ -106,7 +110,8 @@ RRF_K: Final = 10
 `SEMANTIC_WEIGHT` on the bench's dev split: Cormack et al.'s 60 flattens the head of each leg,
 so a tool both legs rank middling beats one a leg ranks first, and all-gold recall@12 fell
 below BM25 alone (ComplexFuncBench 0.80 -> 0.76, Glaive 0.92 -> 0.83); at 10 it rises above it
-(0.84, 0.94)."""
+(0.84, 0.94). Measured again with the lexical leg's feedback and the clause-wise semantic leg
+(k 2-60, weight 0.5-1.25, depth 30-300): 10 and 0.75 stay within 0.01 of the best."""
 SEMANTIC_WEIGHT: Final = 0.75
 """The semantic leg's weight in the fusion (BM25's is 1)."""
 FUSION_DEPTH: Final = 100
@@ -228,20 +233,30 @@ def _weighted(
 
 
 def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[str]],
+    rankings: Sequence[Sequence[ScoredDoc]],
     k: int = RRF_K,
     *,
     weights: Sequence[float] | None = None,
 ) -> list[ScoredDoc]:
     """Names ranked by summed reciprocal rank (`weight / (k + rank)`, rank from 1, each
-    ranking's weight 1 unless `weights` says) over `rankings`, best first, with their fused
-    scores; a name absent from a ranking gains nothing from it; ties by name. Each name's
-    terms are added in ranking order: the same bits every run."""
+    ranking's weight 1 unless `weights` says) over `rankings` (each best first), best first,
+    with their fused scores; a name absent from a ranking gains nothing from it; ties by name.
+    Names of equal score in a ranking share their mean rank: their order there is only name
+    order, which must not buy one of them a better fused rank (a feedback word shared by
+    thirty definitions ties them all). Each name's terms are added in ranking order: the same
+    bits every run."""
     fused: dict[str, float] = {}
     for i, ranking in enumerate(rankings):
         weight = 1.0 if weights is None else weights[i]
-        for rank, name in enumerate(ranking, start=1):
-            fused[name] = fused.get(name, 0.0) + weight / (k + rank)
+        start = 0
+        while start < len(ranking):
+            end = start + 1
+            while end < len(ranking) and ranking[end].score == ranking[start].score:
+                end += 1
+            share = weight / (k + (start + 1 + end) / 2)  # ranks start+1 .. end
+            for doc in ranking[start:end]:
+                fused[doc.name] = fused.get(doc.name, 0.0) + share
+            start = end
     return [ScoredDoc(n, fused[n]) for n in sorted(fused, key=lambda n: (-fused[n], n))]
 
 
@@ -275,31 +290,6 @@ def _by_source(offered: Sequence[ToolDefinition]) -> dict[str, int]:
     return counts
 
 
-class _SemanticLeg:
-    """Cosine ranking of the index's documents against an embedded query; the document
-    vectors are computed once, when the router is built (once per run)."""
-
-    def __init__(self, embedder: Embedder, names: Sequence[str], texts: Sequence[str]) -> None:
-        self._embedder = embedder
-        self._names = tuple(names)
-        self._vectors = np.asarray(embedder.embed(list(texts)), dtype=np.float64)
-        self._query: tuple[str, list[str]] = ("", [])
-
-    def ranking(self, text: str) -> list[str]:
-        """The `FUSION_DEPTH` nearest names, nearest first; empty when the embedder maps the
-        text to the zero vector (a text it cannot read: no semantic signal)."""
-        if text != self._query[0]:
-            vector = np.asarray(self._embedder.embed([text])[0], dtype=np.float64)
-            if not vector.any():
-                self._query = (text, [])
-            else:
-                cosine = self._vectors @ vector
-                # By (-cosine, name): ids follow name order; comparisons are exact.
-                best = np.lexsort((np.arange(len(self._names)), -cosine))[:FUSION_DEPTH]
-                self._query = (text, [self._names[i] for i in best.tolist()])
-        return self._query[1]
-
-
 class ToolRouter:
     """Chooses each turn's offered definitions from a fixed, whitelisted universe.
 
@@ -322,7 +312,7 @@ class ToolRouter:
         self._pinned = (frozenset(pinned) | {"nika:done"}) & self._names
         self._index: BM25Index | None = None
         self._feedback: Feedback | None = None
-        self._semantic: _SemanticLeg | None = None
+        self._semantic: SemanticLeg | None = None
         self._prerequisites: dict[str, tuple[str, ...]] = {}
         # Tokenising is most of a small ranked turn: the prompt is the same every turn of a
         # run, and observations often repeat (no tool called), so their terms are kept, keyed
@@ -340,7 +330,7 @@ class ToolRouter:
             self._prerequisites = prerequisites(self._universe)
             if config.embedder is not None:
                 by_name: dict[str, ToolDefinition] = {d.name: d for d in self._universe}
-                self._semantic = _SemanticLeg(
+                self._semantic = SemanticLeg(
                     config.embedder,
                     self._index.names,
                     [embedding_text(by_name[n]) for n in self._index.names],
@@ -375,24 +365,22 @@ class ToolRouter:
         top_k = self._config.top_k
         query = self._query(ctx)
         semantic_text = "\n".join(t for t in (self._prompt[3], ctx.last_assistant_text) if t)
-        semantic: list[str] = []
+        semantic: Sequence[ScoredDoc] = ()
         if self._semantic is not None and semantic_text.strip():
-            lexical = self._index.top_k(query, FUSION_DEPTH)
+            lexical = self._lexical(query, FUSION_DEPTH)
             if lexical:  # else: no term in common, fail open without embedding anything
-                semantic = self._semantic.ranking(semantic_text)
+                semantic = self._semantic.ranking(semantic_text, FUSION_DEPTH)
         if not semantic:
             top = with_prerequisites(self._lexical(query, top_k), self._prerequisites, top_k)
             return top, "bm25"
         fused = reciprocal_rank_fusion(
-            [[d.name for d in lexical], semantic], RRF_K, weights=(1.0, SEMANTIC_WEIGHT)
+            [lexical, semantic], RRF_K, weights=(1.0, SEMANTIC_WEIGHT)
         )
         return with_prerequisites(fused[:top_k], self._prerequisites, top_k), "fused"
 
     def _lexical(self, query: Mapping[str, float], k: int) -> tuple[ScoredDoc, ...]:
         """The BM25 ranking of `query`, ranked again with feedback when its head is confident
-        (`nika.agent._feedback`). BM25 alone only: fused, the semantic leg already brings
-        what the request's words miss, and feedback would fill the lexical leg's tail with
-        siblings of little evidence that rank-based fusion cannot tell from strong matches."""
+        (`nika.agent._feedback`): alone, and as the fusion's lexical leg."""
         assert self._index is not None
         scoring = self._index.scoring(query)
         top = scoring.top_k(k)
