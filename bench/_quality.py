@@ -40,6 +40,7 @@ from typing import Any
 
 from nika.agent.router import RouteContext, split_prompt
 from nika.agent.seams import ToolDefinition, ToolName
+from nika.bm25 import ScoredDoc
 
 DATA = Path(__file__).resolve().parent / "data"
 NESTFUL_SETS = {
@@ -258,38 +259,129 @@ def fused_ablation(
     return router.rank
 
 
+def clauses_only(pool: list[ToolDefinition], embedder: Any) -> Ranker:
+    """The fused router with a many-clause request ranked against its clauses alone, not
+    against itself too (measured, not shipped: it embeds about half the tokens)."""
+    from nika.agent._semantic import clauses
+    from nika.agent.config import AgentConfig
+    from nika.agent.router import ToolRouter
+
+    router = ToolRouter(pool, AgentConfig(embedder=embedder))
+    assert router._semantic is not None
+    router._semantic.queries = lambda text: clauses(text) or [text]  # type: ignore[method-assign]
+    return router.rank
+
+
+Fusion = Callable[[Sequence[ScoredDoc], Sequence[ScoredDoc]], list[ScoredDoc]]
+
+
+def convex(lexical: Sequence[ScoredDoc], semantic: Sequence[ScoredDoc]) -> list[ScoredDoc]:
+    """Score fusion (measured, not shipped): 0.8 x BM25 / its best + 0.2 x cosine / its best
+    (the best of the weights 0.3-0.8 and of min-max, max and raw cosine on dev)."""
+    fused: dict[str, float] = {}
+    for weight, ranking in ((0.8, lexical), (0.2, semantic)):
+        for doc in ranking:
+            fused[doc.name] = fused.get(doc.name, 0.0) + weight * doc.score / ranking[0].score
+    return [ScoredDoc(n, fused[n]) for n in sorted(fused, key=lambda n: (-fused[n], n))]
+
+
+def leg_heads_first(
+    lexical: Sequence[ScoredDoc], semantic: Sequence[ScoredDoc]
+) -> list[ScoredDoc]:
+    """Each leg's confident head kept (measured, not shipped): the top 4 of each leg first,
+    in fused order, then the rest of the reciprocal rank fusion."""
+    from nika.agent.router import RRF_K, SEMANTIC_WEIGHT, reciprocal_rank_fusion
+
+    fused = reciprocal_rank_fusion([lexical, semantic], RRF_K, weights=(1.0, SEMANTIC_WEIGHT))
+    heads = {d.name for d in (*lexical[:4], *semantic[:4])}
+    return [ScoredDoc(d.name, d.score + (d.name in heads)) for d in fused]
+
+
+def fusion_variant(pool: list[ToolDefinition], embedder: Any, fuse: Fusion) -> Ranker:
+    """The shipped router's two legs, fused by `fuse` instead of its reciprocal rank."""
+    from nika.agent.config import AgentConfig
+    from nika.agent.router import FUSION_DEPTH, ToolRouter, with_prerequisites
+
+    router = ToolRouter(pool, AgentConfig(embedder=embedder))
+    leg = router._semantic
+    assert leg is not None
+
+    def rank(ctx: RouteContext) -> list[str]:
+        lexical = router._lexical(router._query(ctx), FUSION_DEPTH)
+        semantic = leg.ranking(_semantic_text(ctx), FUSION_DEPTH) if lexical else ()
+        if not semantic:
+            return router.rank(ctx)
+        top = with_prerequisites(fuse(lexical, semantic)[:12], router._prerequisites, 12)
+        return [d.name for d in top]
+
+    return rank
+
+
+def with_parameters_embedded(pool: list[ToolDefinition], embedder: Any) -> Ranker:
+    """The fused router with each definition's parameter names and descriptions embedded
+    after its name and description (measured, not shipped)."""
+    from nika.agent import router as router_module
+    from nika.agent.config import AgentConfig
+    from nika.agent.router import ToolRouter, embedding_text, parameter_text
+
+    def longer(definition: ToolDefinition) -> str:
+        parameters = parameter_text(definition).replace("\n", "; ")
+        return f"{embedding_text(definition)}\n{parameters}" if parameters else (
+            embedding_text(definition)
+        )
+
+    router_module.embedding_text = longer  # type: ignore[assignment]
+    try:
+        return ToolRouter(pool, AgentConfig(embedder=embedder)).rank
+    finally:
+        router_module.embedding_text = embedding_text
+
+
 def fused_latency(pool: list[ToolDefinition], cases: Sequence[Case], embedder: Any) -> None:
     """The fused path's cost at ~2,000 tools: embedding the definitions (once per run) and a
     turn (BM25 with feedback, embedding the request and its clauses, cosines, fusion) against
-    BM25 alone, interleaved turn by turn; every request new to the embedder."""
+    BM25 alone, interleaved turn by turn; every request new to the embedder. PyTorch's own
+    thread count and one thread are both measured: on a loaded machine the default's threads
+    wait for each other (the load average is printed)."""
+    import os
     import statistics
     import time
+
+    import torch
 
     from nika.agent.config import AgentConfig
     from nika.agent.router import ToolRouter
 
+    threads = torch.get_num_threads()
     start = time.perf_counter()
     fused = ToolRouter(pool, AgentConfig(embedder=embedder))
     build = time.perf_counter() - start
     plain = ToolRouter(pool, AgentConfig())
     leg = fused._semantic
     assert leg is not None
-    times: dict[str, list[float]] = {"BM25 alone": [], "fused, new request": [],
-                                     "fused, the same turn again": []}
+    one = f"fused, new request, torch on 1 thread (default {threads})"
+    turns: list[tuple[str, Any, int]] = [
+        ("BM25 alone", plain, threads), ("fused, new request", fused, threads),
+        ("fused, the same turn again", fused, threads), (one, fused, 1),
+    ]
+    times: dict[str, list[float]] = {label: [] for label, _, _ in turns}
     for i, case in enumerate(cases):
-        leg._memo.clear()  # nothing of this request embedded yet
-        turns = [("BM25 alone", plain), ("fused, new request", fused),
-                 ("fused, the same turn again", fused)]
         # Alternate who analyses the request first (the analyzer memoises words per process).
-        for label, router in turns if i % 2 else [*turns[1:], turns[0]]:
+        for label, router, n in turns if i % 2 else [*turns[1:], turns[0]]:
+            if label != "fused, the same turn again":
+                leg._memo.clear()  # nothing of this request embedded yet
+                leg._last = ("", 0, ())
+            torch.set_num_threads(n)
             start = time.perf_counter()
             router.rank(case.ctx)
             times[label].append(time.perf_counter() - start)
+    torch.set_num_threads(threads)
     base = statistics.median(times["BM25 alone"])
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\n### Fused path latency: {len(pool):,} tools, {len(cases)} Glaive requests "
-          "(medians)\n")
+          f"(medians; load average {load} on {os.cpu_count()} cores)\n")
     print(f"Embedding the definitions once per run: {build:.1f} s "
-          f"({build / len(pool) * 1e3:.1f} ms per definition, CPU).\n")
+          f"({build / len(pool) * 1e3:.1f} ms per definition, CPU, {threads} threads).\n")
     print("| turn | median | / BM25 alone |")
     print("|---|---:|---:|")
     for label, values in times.items():
@@ -361,6 +453,18 @@ def quality_section(
             ),
             "fused, whole request only (ablation)": pooled(
                 lambda pool: fused_ablation(pool, embedder, feedback=True, whole=True)
+            ),
+            "fused, the clauses only, not the whole request too (not shipped)": pooled(
+                lambda pool: clauses_only(pool, embedder)
+            ),
+            "fused, convex score fusion (not shipped)": pooled(
+                lambda pool: fusion_variant(pool, embedder, convex)
+            ),
+            "fused, each leg's top 4 first (not shipped)": pooled(
+                lambda pool: fusion_variant(pool, embedder, leg_heads_first)
+            ),
+            "fused, parameters embedded too (not shipped)": pooled(
+                lambda pool: with_parameters_embedded(pool, embedder)
             ),
         }
 
