@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from nika.agent._semantic import SemanticLeg
 from nika.agent.config import AgentConfig
 from nika.agent.embed import SentenceTransformerEmbedder, english_only
 from nika.agent.router import RouteContext, ToolRouter
@@ -56,6 +57,31 @@ def test_the_fused_router_finds_what_words_alone_miss(
     assert plain == ["mcp:srv/trip_0", "mcp:srv/trip_1", "mcp:srv/trip_2"]
     assert sorted(fused[:3]) == plain  # in both legs' lists: first (BM25 ties them)
     assert "mcp:srv/forecast" in fused[3:5]
+
+
+def test_the_real_leg_scores_the_best_cosine_to_the_request_or_a_clause(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    docs = {
+        "translate": "Translate text from one language into another.",
+        "convert_currency": "Convert an amount of money between currencies at today's rate.",
+        "forecast": "Weather forecast: rain, sun and temperature by city.",
+    }
+    leg = SemanticLeg(embedder, list(docs), list(docs.values()))
+    text = "Translate 'good morning' into French. Then convert 20 dollars to euros."
+    parts = ["Translate 'good morning' into French", "Then convert 20 dollars to euros"]
+    assert leg.queries(text) == [text, *parts]
+    vectors = embedder.embed(list(docs.values()))
+    queries = embedder.embed([text, *parts])
+    best = {
+        name: max(math.fsum(q * v for q, v in zip(query, vector, strict=True))
+                  for query in queries)
+        for name, vector in zip(docs, vectors, strict=True)
+    }
+    ranked = leg.ranking(text, 3)
+    assert [d.name for d in ranked] == sorted(best, key=lambda n: -best[n])
+    assert [d.score for d in ranked] == pytest.approx([best[d.name] for d in ranked], rel=1e-6)
+    assert {d.name for d in ranked[:2]} == {"translate", "convert_currency"}
 
 
 def test_a_missing_model_is_a_coded_refusal(tmp_path: object) -> None:
