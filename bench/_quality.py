@@ -38,7 +38,7 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
-from nika.agent.router import RouteContext, split_prompt
+from nika.agent.router import RouteContext, context_query, split_prompt
 from nika.agent.seams import ToolDefinition, ToolName
 from nika.bm25 import ScoredDoc
 
@@ -473,8 +473,16 @@ def quality_section(
         router._feedback = None  # the ablation: one ranking, no feedback words
         return router.rank
 
+    def without_extensions(pool: list[ToolDefinition]) -> Ranker:
+        class Unextended(ToolRouter):  # the ablation: the context's query, no extensions
+            def _query(self, ctx: RouteContext) -> dict[str, float]:
+                return context_query(ctx)
+
+        return Unextended(pool, AgentConfig()).rank
+
     experiments: dict[str, Callable[[Case], list[str]]] = {
         "after, BM25, without feedback (ablation)": pooled(without_feedback),
+        "after, BM25, without extensions (ablation)": pooled(without_extensions),
         "after, BM25, without prerequisites (ablation)": pooled(without_prerequisites),
         "after, BM25, per-clause round-robin (not shipped)": pooled(
             lambda pool: per_clause(ToolRouter(pool, AgentConfig()).rank)

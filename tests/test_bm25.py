@@ -280,3 +280,15 @@ def test_idf_is_the_one_the_scores_use() -> None:
     # One field of weight 1, a document holding its term once: w = idf * (k1 + 1) / (tf~ + k1).
     only = BM25Index.build([("a", ["y"]), ("b", ["x"])], k1=1.5, b=0.0)
     assert only.scores(["y"])["a"] == only.idf("y") * (1.0 * 2.5) / (1.0 + 1.5)
+
+
+def test_extensions_are_the_indexed_words_a_term_begins_within_a_suffix() -> None:
+    index = BM25Index.build(
+        [("a", ["tourist", "tour"]), ("b", ["tournament", "touring"]), ("c", ["tou", "rental"])]
+    )
+    assert index.extensions("tour", 3) == ["touring", "tourist"]  # lexical order
+    assert index.extensions("tour", 6) == ["touring", "tourist", "tournament"]
+    assert index.extensions("tour", 0) == []  # never the term itself
+    assert index.extensions("rent", 2) == ["rental"]
+    assert index.extensions("zebra", 3) == []
+    assert "tour" in index and "rent" not in index

@@ -45,6 +45,7 @@ only numpy.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -104,8 +105,8 @@ class BM25Index:
     """An immutable BM25 index; build it with `BM25Index.build`."""
 
     __slots__ = (
-        "_names", "_vocabulary", "_df", "_docs", "_weights", "_rows", "_pairs", "_dense", "k1",
-        "b",
+        "_names", "_vocabulary", "_terms", "_df", "_docs", "_weights", "_rows", "_pairs", "_dense",
+        "k1", "b",
     )  # fmt: skip
 
     def __init__(
@@ -121,6 +122,7 @@ class BM25Index:
     ) -> None:
         self._names = names
         self._vocabulary = vocabulary
+        self._terms = sorted(vocabulary)
         bounds = indptr.tolist()
         spans = [slice(a, z) for a, z in zip(bounds, bounds[1:], strict=False)]
         self._df = [span.stop - span.start for span in spans]
@@ -239,6 +241,22 @@ class BM25Index:
         """The idf of `term` as the scores use it; 0.0 for a term no document has."""
         i = self._vocabulary.get(term)
         return 0.0 if i is None else _idf(len(self._names), self._df[i])
+
+    def __contains__(self, term: object) -> bool:
+        """Whether some document has `term`."""
+        return term in self._vocabulary
+
+    def extensions(self, term: str, longest: int) -> list[str]:
+        """The indexed terms that are `term` followed by one to `longest` more characters, in
+        lexical order (`tour` -> `tourist`, not `tournament` at 3)."""
+        found: list[str] = []
+        terms = self._terms
+        i = bisect_left(terms, term)
+        while i < len(terms) and terms[i].startswith(term):
+            if 0 < len(terms[i]) - len(term) <= longest:
+                found.append(terms[i])
+            i += 1
+        return found
 
     def scores(self, query: Query) -> dict[str, float]:
         """BM25 score of every document sharing at least one term with the query, by name."""

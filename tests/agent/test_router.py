@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from nika.agent.config import AgentConfig
 from nika.agent.fakes import KeywordEmbedder
 from nika.agent.router import (
+    EXTENSION_MIN,
+    EXTENSION_SUFFIX,
     OBSERVATION_WEIGHT,
     PREAMBLE_WEIGHT,
     PREREQUISITE_WEIGHT,
@@ -484,3 +486,26 @@ def test_the_fused_ranking_is_deterministic_and_the_union_rule_holds() -> None:
 def test_the_config_record_names_the_embedder() -> None:
     assert AgentConfig().as_dict()["embedder"] is None
     assert AgentConfig(embedder=KeywordEmbedder(CONCEPTS)).as_dict()["embedder"] == "keyword-fake"
+
+
+def test_a_request_word_no_tool_has_meets_the_tool_words_it_begins() -> None:
+    tourist = ToolDefinition(
+        ToolName("mcp:trips/find_sights"), "Find tourist attractions in a city.", {}, "mcp"
+    )
+    cars = ToolDefinition(ToolName("mcp:trips/cars"), "Search car rental offers.", {}, "mcp")
+    contest = ToolDefinition(ToolName("mcp:trips/cups"), "List tournament brackets.", {}, "mcp")
+    router = ToolRouter([*_universe(30), tourist, cars, contest], AgentConfig(top_k=3))
+    # No definition has "tour" or "rent": each meets the word it begins by at most
+    # EXTENSION_SUFFIX letters (tourist, rental), not a longer one (tournament).
+    assert router.rank(_ctx("book a tour of Rome")) == ["mcp:trips/find_sights"]
+    assert router.rank(_ctx("I want to rent something")) == ["mcp:trips/cars"]
+    assert len("nament") > EXTENSION_SUFFIX
+    # A word some definition has is not extended; context_query alone knows no index.
+    guides = ToolDefinition(ToolName("mcp:trips/guides"), "Hire a tour guide.", {}, "mcp")
+    known = ToolRouter([*_universe(30), tourist, guides], AgentConfig(top_k=3))
+    assert known.rank(_ctx("book a tour of Rome")) == ["mcp:trips/guides"]
+    assert "tourist" not in context_query(_ctx("book a tour"))
+    # Short words are never extended ("car" would meet "card", "cart", ...).
+    short = ToolDefinition(ToolName("mcp:shop/cards"), "Print greeting card designs.", {}, "mcp")
+    assert len("car") < EXTENSION_MIN
+    assert ToolRouter([*_universe(30), short], AgentConfig()).rank(_ctx("a car")) == []
