@@ -393,7 +393,8 @@ def quality_section(
     *, semantic: bool, distractors: Callable[[int], tuple[list[ToolDefinition], Any]]
 ) -> None:
     """Recall of the gold tools, before (the seed's analysis) and after, on both query sets."""
-    from _seed_router import SeedRanker  # noqa: I001
+    from _bm25_experiments import EXPERIMENTS as BM25_EXPERIMENTS  # noqa: I001
+    from _seed_router import SeedRanker
 
     from nika.agent.config import AgentConfig
     from nika.agent.router import ToolRouter
@@ -487,6 +488,7 @@ def quality_section(
         "after, BM25, per-clause round-robin (not shipped)": pooled(
             lambda pool: per_clause(ToolRouter(pool, AgentConfig()).rank)
         ),
+        **{label: pooled(make) for label, make in BM25_EXPERIMENTS.items()},
         **semantic_experiments,
     }
     everything = [*n_cases, *c_cases]
