@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
 
 from nika.agent.config import AgentConfig
@@ -509,3 +512,26 @@ def test_a_request_word_no_tool_has_meets_the_tool_words_it_begins() -> None:
     short = ToolDefinition(ToolName("mcp:shop/cards"), "Print greeting card designs.", {}, "mcp")
     assert len("car") < EXTENSION_MIN
     assert ToolRouter([*_universe(30), short], AgentConfig()).rank(_ctx("a car")) == []
+
+
+def test_extensions_rank_the_same_across_processes_and_hash_seeds() -> None:
+    script = (
+        "from nika.agent.config import AgentConfig\n"
+        "from nika.agent.router import RouteContext, ToolRouter\n"
+        "from nika.agent.seams import ToolDefinition, ToolName\n"
+        "words = ['tourist', 'tourism', 'tourists', 'rental', 'rentals', 'banjo', 'lute']\n"
+        "u = [ToolDefinition(ToolName(f'mcp:s/t{i}'), f'{w} {words[(i + 1) % 7]} item{i}', {},\n"
+        "     'mcp') for i, w in enumerate(words * 5)]\n"
+        "r = ToolRouter(u, AgentConfig(top_k=12))\n"
+        "print(r.select(RouteContext('a tour to rent', '', (), frozenset())).scores)\n"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True, text=True, check=True,
+        ).stdout
+        for seed in ("0", "1", "4242")
+    }
+    assert len(runs) == 1
+    # Every tool but the banjo-and-lute ones is met through the extensions alone.
+    assert "mcp:s/t0" in (scores := runs.pop()) and "mcp:s/t5'" not in scores
