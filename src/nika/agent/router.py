@@ -129,8 +129,9 @@ EXTENSION_MIN: Final = 4
 EXTENSION_SUFFIX: Final = 3
 """A request word of at least `EXTENSION_MIN` letters that no definition has meets the
 definitions' words it begins, at most `EXTENSION_SUFFIX` letters longer (see the module
-docstring). Chosen on the bench's dev split: a two-letter suffix, or five-letter words,
-change nothing there; five letters add nothing more and lose a RapidAPI query."""
+docstring). Chosen on the bench's dev split: a suffix of two letters, or words of five letters
+or more, change nothing there; a suffix of five adds nothing more and loses a RapidAPI
+query."""
 PREREQUISITE_WEIGHT: Final = 0.9
 """A prerequisite of a ranked definition ranks at this fraction of its dependent's score (or
 at its own, if higher): chosen on the bench's dev split (0.5-1.0 measured)."""
@@ -216,7 +217,8 @@ def split_prompt(prompt: str) -> tuple[str, str]:
 
 
 def context_query(ctx: RouteContext) -> dict[str, float]:
-    """The weighted BM25 query of the live context (see the module docstring)."""
+    """The weighted BM25 query of the live context (see the module docstring), before the
+    extensions, which need the router's index."""
     preamble, request = split_prompt(ctx.prompt)
     return _weighted(
         _with_subwords(terms(request) | terms(ctx.last_assistant_text)),
