@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from typing import Any
+
+from tests._seeds import outputs_across_hash_seeds
 
 from nika.agent._feedback import FEEDBACK_TERMS, FEEDBACK_WEIGHT, Feedback
 from nika.agent.config import AgentConfig
@@ -124,12 +124,6 @@ def test_feedback_ranks_the_same_across_processes_and_hash_seeds() -> None:
         "r = ToolRouter([*FILLERS, RATE, CODES, FLIGHT], AgentConfig(top_k=12))\n"
         "print(r.select(_ctx('conversion rate of the euro')).scores)\n"
     )
-    runs = {
-        subprocess.run(
-            [sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": seed},
-            capture_output=True, text=True, check=True,
-        ).stdout
-        for seed in ("0", "1", "4242")
-    }
+    runs = outputs_across_hash_seeds(script)
     assert len(runs) == 1
     assert "mcp:fx/list_currencies" in runs.pop()

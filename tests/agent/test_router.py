@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Sequence
+
+from tests._seeds import outputs_across_hash_seeds
 
 from nika.agent.config import AgentConfig
 from nika.agent.fakes import KeywordEmbedder
@@ -525,13 +524,7 @@ def test_extensions_rank_the_same_across_processes_and_hash_seeds() -> None:
         "r = ToolRouter(u, AgentConfig(top_k=12))\n"
         "print(r.select(RouteContext('a tour to rent', '', (), frozenset())).scores)\n"
     )
-    runs = {
-        subprocess.run(
-            [sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": seed},
-            capture_output=True, text=True, check=True,
-        ).stdout
-        for seed in ("0", "1", "4242")
-    }
+    runs = outputs_across_hash_seeds(script)
     assert len(runs) == 1
     # Every tool but the banjo-and-lute ones is met through the extensions alone.
     assert "mcp:s/t0" in (scores := runs.pop()) and "mcp:s/t5'" not in scores
