@@ -63,7 +63,7 @@ def test_show_renders_the_agent_turns(journal: Path, capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     for text in ("CLEAN · ", "▶ show-demo", "research agent · mock/echo · universe 1", "turn 1",
                  "offered 1 of 1 (passthrough)", "tool nika:done", "budget turns 1/3",
-                 "■ success", "■ workflow success"):
+                 "· 1 turn · ", "■ success", "■ workflow success"):
         assert text in out, text
 
 

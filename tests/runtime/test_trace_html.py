@@ -90,6 +90,7 @@ def test_verdict_tasks_and_turns_are_laid_out(journal: Path) -> None:
     assert "nika:compose" in body and "NIKA-PARSE-002" in body
     assert "recovered by on_error from NIKA-AGENT-006" in body
     assert re.search(r"Stalled.*5 times", body)
+    assert " 5 turns · " in body and " 1 turn · " in body  # the count agrees with its noun
 
 
 def _hostile_journal(tmp_path: Path) -> Path:

@@ -328,7 +328,8 @@ def _task(task: TaskView, index: int) -> str:
     """An agent task (or a failed one) as a section; any other task as one compact line."""
     anchor = f"t{index}"
     label = " · ".join(_e(x) for x in (task.verb, task.model) if x is not None)
-    totals = (f" · {_num(task.turns)} turns · {_num(task.tokens)} tokens"
+    turns = "turn" if task.turns == 1 else "turns"
+    totals = (f" · {_num(task.turns)} {turns} · {_num(task.tokens)} tokens"
               if task.turns is not None else "")
     recovered = ("" if task.recovered_from is None else
                  f" (recovered by on_error from {_e(recovery_text(task.recovered_from))})")

@@ -185,7 +185,8 @@ def _task_end(status: str, end: ReadTaskEnded) -> str:
     style = _OUTCOME_STYLE.get(status, "bold")
     parts = [f"[{style}]■ {status}[/]", _ms(end.duration_ms)]
     if end.turns is not None:
-        parts.append(f"{_safe(end.turns)} turns · {_safe(end.tokens)} tokens")
+        turns = "turn" if end.turns == 1 else "turns"
+        parts.append(f"{_safe(end.turns)} {turns} · {_safe(end.tokens)} tokens")
     error = end.error
     if error is not None:
         parts.append(f"{_safe(error.get('code'))} · {_safe(str(error.get('detail', ''))[:160])}")
