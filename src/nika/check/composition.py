@@ -39,6 +39,7 @@ _MAX_DEPTH: Final = 16
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     """Judge every `invoke: workflow:` task of the workflow."""
+    me: Path | None = None  # the workflow's own file, resolved with the first child it opens
     for task in ctx.workflow.tasks.values():
         body = task.body
         if not isinstance(body, InvokeBody) or body.workflow is None:
@@ -54,7 +55,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if not ctx.read_side_files:
             continue  # judged statically: the child is never opened
         file = _resolved(ctx.base_dir, target)
-        me = _resolved(ctx.path, "") if ctx.path is not None else None
+        if me is None and ctx.path is not None:
+            me = _resolved(ctx.path, "")
         if file is None:
             yield ctx.error(
                 codes.COMP_001,
