@@ -68,8 +68,11 @@ typecheck: install-dev
 lint: install-dev
 	$(BIN)/ruff check src tests bench examples scripts
 
+# BFCL's data for the router's quality section: --no-deps, as its ~30 pinned dependencies
+# (numpy==1.26.4, vllm, ...) are for running its evaluation; the bench reads its JSON files only.
 bench: install-dev
 	$(BIN)/pip install -q -e '.[dev,otel,ray,embed,bench]'
+	$(BIN)/pip install -q --no-deps bfcl-eval==2026.3.23
 	for b in bench/*_bench.py; do $(BIN)/python $$b || exit 1; done
 
 conformance: install

