@@ -47,18 +47,18 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import chain
 from operator import add
-from typing import Final
+from typing import Final, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 
-@dataclass(frozen=True, slots=True)
-class ScoredDoc:
-    """One ranked document."""
+class ScoredDoc(NamedTuple):
+    """One ranked document. Immutable like the project's frozen dataclasses, but a named tuple:
+    a ranked turn makes dozens of them, and a frozen dataclass costs twice the time to make
+    (its `__init__` sets each field through `object.__setattr__`)."""
 
     name: str
     score: float
@@ -297,7 +297,9 @@ class BM25Index:
             hits = np.flatnonzero(scores)
         # Doc ids follow name order: sort by score descending, then id (= name) ascending.
         ranked = hits[np.lexsort((hits, -scores[hits]))][:k]
-        return tuple(ScoredDoc(names[d], float(scores[d])) for d in ranked.tolist())
+        # Converted in bulk: indexing a numpy array per document boxes a scalar each time.
+        return tuple(map(ScoredDoc, map(names.__getitem__, ranked.tolist()),
+                         scores[ranked].tolist()))
 
     def _plus(self, scores: list[float] | _Floats, query: Query) -> list[float] | _Floats:
         if isinstance(scores, list):

@@ -48,13 +48,14 @@ def test_the_fused_router_finds_what_words_alone_miss(
     embedder: SentenceTransformerEmbedder,
 ) -> None:
     universe = [_tool(f"record_{i}", f"Manage records of kind {i}.") for i in range(27)]
-    universe += [_tool(f"trip_{i}", f"Book a trip of class {i}.") for i in range(3)]
+    # Three trips, not `trip_0` .. `trip_2`: those would be copies of one tool to the router.
+    universe += [_tool(f"trip_{c}", f"Book a trip in {c} class.") for c in ("bus", "eco", "vip")]
     universe.append(_tool("forecast", "Weather forecast: rain, sun and temperature by city."))
     # "umbrella" names no tool: BM25 sees only the trips, the semantic leg the forecast too.
     ctx = RouteContext("Do I need an umbrella for my trip tomorrow?", "", (), frozenset())
     plain = ToolRouter(universe, AgentConfig()).rank(ctx)
     fused = ToolRouter(universe, AgentConfig(embedder=embedder)).rank(ctx)
-    assert plain == ["mcp:srv/trip_0", "mcp:srv/trip_1", "mcp:srv/trip_2"]
+    assert plain == ["mcp:srv/trip_bus", "mcp:srv/trip_eco", "mcp:srv/trip_vip"]
     assert sorted(fused[:3]) == plain  # in both legs' lists: first (BM25 ties them)
     assert "mcp:srv/forecast" in fused[3:5]
 

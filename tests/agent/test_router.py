@@ -9,6 +9,7 @@ from tests._seeds import outputs_across_hash_seeds
 from nika.agent.config import AgentConfig
 from nika.agent.fakes import KeywordEmbedder
 from nika.agent.router import (
+    COPIES_MAX,
     EXTENSION_MIN,
     EXTENSION_SUFFIX,
     OBSERVATION_WEIGHT,
@@ -17,10 +18,13 @@ from nika.agent.router import (
     RouteContext,
     ToolRouter,
     context_query,
+    copies_of,
+    copy_key,
     document_fields,
     reciprocal_rank_fusion,
     split_prompt,
     with_prerequisites,
+    without_crowding,
 )
 from nika.agent.seams import ToolDefinition, ToolName, ToolSource
 from nika.bm25 import ScoredDoc
@@ -327,6 +331,11 @@ def test_a_ranked_tool_brings_the_tool_its_schema_names() -> None:
     assert scores["mcp:cars/Search_Cars"] == PREREQUISITE_WEIGHT * top  # named by the pick
     assert scores["mcp:cars/Find_Car_Location"] == PREREQUISITE_WEIGHT * (PREREQUISITE_WEIGHT * top)
     assert set(_names(decision.offered)) == set(scores)
+    # A ranking shorter than top_k still has room for what its picks name.
+    alone = router.select(_ctx("insurance packages")).scores
+    assert set(alone) == {
+        "mcp:cars/Get_Packages", "mcp:cars/Search_Cars", "mcp:cars/Find_Car_Location"
+    }
     # Nothing named: no cars tool rides along.
     plain = router.select(_ctx("the ember"))
     assert list(plain.scores)[0] == "mcp:srv/handle_ember"
@@ -419,6 +428,59 @@ def test_a_ranked_decision_says_why_each_pick_was_offered() -> None:
     # Passthrough and fail-open rank nothing.
     assert router.select(_ctx("xylophone")).scores == {}
     assert ToolRouter(_universe(5), AgentConfig()).select(_ctx("cobalt")).scores == {}
+
+
+# --- copies of one tool ---------------------------------------------------------------------
+
+
+def _weather(name: str) -> ToolDefinition:
+    return ToolDefinition(ToolName(name), "Current weather for a city.", {}, "mcp")
+
+
+COPIES = [
+    _weather(n) for n in
+    ("mcp:a/get_weather", "mcp:b/getWeather", "mcp:c/get_weather_2", "mcp:a/GET_WEATHER#3")
+]  # fmt: skip
+
+
+def test_a_copy_key_reads_the_name_without_server_case_separators_or_numbering() -> None:
+    keys = {copy_key(d.name) for d in COPIES}
+    assert keys == {("get", "weather")}
+    # A number inside the name or glued to a word is part of the tool's name.
+    assert copy_key("mcp:x/Music_3_Lookup") != copy_key("mcp:x/Music_1_Lookup")
+    assert copy_key("mcp:x/search_v2") == ("search", "v2")
+    assert copy_key("mcp:x/42") == ("42",)
+    # Only definitions that have a copy are keyed.
+    assert set(copies_of([*COPIES, *_universe(3)])) == {d.name for d in COPIES}
+
+
+def test_copies_of_one_tool_leave_room_for_the_other_tools_a_request_needs() -> None:
+    alerts = ToolDefinition(
+        ToolName("mcp:d/storm_alerts"), "Storm alerts by city, with the weather service.", {},
+        "mcp",
+    )
+    router = ToolRouter([*COPIES, alerts, *_universe(30)], AgentConfig(top_k=3))
+    ranked = router.rank(_ctx("weather for Paris"))
+    # Four copies outscore the alerts; only COPIES_MAX of them stay ahead of it.
+    assert COPIES_MAX == 2
+    assert set(ranked[:2]) <= {d.name for d in COPIES}
+    assert ranked[2] == "mcp:d/storm_alerts"
+    scores = router.select(_ctx("weather for Paris")).scores
+    assert list(scores) == ranked  # in rank order
+    # With nothing else scoring, the remaining copies still fill the offer.
+    assert len(ToolRouter([*COPIES, *_universe(30)], AgentConfig(top_k=3)).rank(
+        _ctx("weather"))) == 3
+
+
+def test_without_crowding_moves_later_copies_after_every_other_pick() -> None:
+    ranked = [ScoredDoc(n, s) for n, s in
+              (("a/x", 9.0), ("b/x", 8.0), ("c/x", 7.0), ("y", 6.0), ("d/x", 5.0), ("z", 4.0))]
+    copies = {n: ("x",) for n in ("a/x", "b/x", "c/x", "d/x")}
+    assert [d.name for d in without_crowding(ranked, copies, 4)] == ["a/x", "b/x", "y", "z"]
+    assert [d.name for d in without_crowding(ranked, copies, 6)] == [
+        "a/x", "b/x", "y", "z", "c/x", "d/x"
+    ]
+    assert without_crowding(ranked, {}, 2) == tuple(ranked[:2])
 
 
 # --- the semantic leg ---------------------------------------------------------------------
