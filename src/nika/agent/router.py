@@ -48,8 +48,8 @@ first, for definitions to take the copies' places). Two, not one: copies from tw
 a real choice (`mcp:github/create_issue`, `mcp:gitlab/create_issue`). Measured on BFCL in
 `bench/router_bench.py` (its 2,405 definitions are 1,287 names, a function repeated with
 small variations): all-gold recall@12 0.87 -> 0.91 on dev, 0.87 -> 0.90 held out; one copy
-gains a point more there but costs the multilingual set 5 points on dev; NESTFUL has no
-copies.
+gains a point more there but costs the multilingual set 5 points on dev; NESTFUL and the
+multilingual set do not move.
 
 **Feedback.** The best match shares the vocabulary of the tools a request needs beside it
 (the airport lookup of a flight search, the exchange rate a "conversion rate" means), so when
