@@ -49,9 +49,11 @@ def _request(query: Mapping[str, float]) -> frozenset[str]:
 class _Coverage(ToolRouter):
     FREE, DECAY, DEPTH = 6, 0.4, 2
 
-    def _lexical(self, query: Mapping[str, float], k: int) -> tuple[ScoredDoc, ...]:
+    def _lexical(
+        self, query: Mapping[str, float], k: int, spare: int = 0
+    ) -> tuple[ScoredDoc, ...]:
         assert self._index is not None
-        ranked = super()._lexical(query, self.DEPTH * k)
+        ranked = super()._lexical(query, self.DEPTH * k, spare)
         request = _request(query)
         weights: dict[str, dict[str, float]] = {}
 
@@ -82,7 +84,9 @@ class _AdditivePrerequisites(ToolRouter):
         super().__init__(universe, config)
         self._requires, self._prerequisites = self._prerequisites, {}
 
-    def _lexical(self, query: Mapping[str, float], k: int) -> tuple[ScoredDoc, ...]:
+    def _lexical(
+        self, query: Mapping[str, float], k: int, spare: int = 0
+    ) -> tuple[ScoredDoc, ...]:
         assert self._index is not None
         own = {d.name: d.score for d in super()._lexical(query, len(self._index))}
         best = {name: own[name] for name in list(own)[:k]}

@@ -119,10 +119,9 @@ from nika.bm25 import BM25Index, ScoredDoc
 
 FIELD_WEIGHTS: Final = (2.0, 1.0, 0.25, 0.3)
 """BM25F weights of a definition's name, description, parameter text and subword terms. The
-name weighed 3 until measured on BFCL (dev split): a request word in a name then beat two in a
-description ("send $50 with my debit card" ranked card games above the payment tool). At 2,
-all-gold recall@12 rises there from 0.901 to 0.914 (held out 0.898 -> 0.901) and on NESTFUL's
-from 0.834 to 0.849 (held out 0.815 -> 0.813)."""
+name weighed 3 until measured on BFCL: at 2, all-gold recall@12 on its dev split rises from
+0.901 to 0.914 (held out 0.898 -> 0.901), on NESTFUL's from 0.834 to 0.849 (held out 0.815 ->
+0.813)."""
 BM25_K1: Final = 2.0
 BM25_B: Final = 0.9
 """BM25 saturation and length normalisation, chosen with `FIELD_WEIGHTS` on the bench's dev
@@ -482,7 +481,7 @@ class ToolRouter:
             if lexical:  # else: no term in common, fail open without embedding anything
                 semantic = self._semantic.ranking(semantic_text, FUSION_DEPTH)
         if not semantic:
-            ranked = self._lexical(query, top_k)  # deeper when its head holds too many copies
+            ranked = self._lexical(query, top_k, COPIES_SPARE)
             if len(ranked) <= top_k:
                 return with_prerequisites(ranked, self._prerequisites, top_k), "bm25"
             top = with_prerequisites(ranked, self._prerequisites, len(ranked))
@@ -494,23 +493,25 @@ class ToolRouter:
         top = with_prerequisites(fused[:depth], self._prerequisites, depth)
         return without_crowding(top, self._copies, top_k), "fused"
 
-    def _lexical(self, query: Mapping[str, float], k: int) -> tuple[ScoredDoc, ...]:
+    def _lexical(
+        self, query: Mapping[str, float], k: int, spare: int = 0
+    ) -> tuple[ScoredDoc, ...]:
         """The BM25 ranking of `query`, ranked again with feedback when its head is confident
         (`nika.agent._feedback`): alone, and as the fusion's lexical leg. Its best `k`, or
-        `COPIES_SPARE` more when those hold more than `COPIES_MAX` copies of a tool: the
-        definitions that take the places of the copies moved back (`without_crowding`)."""
+        `spare` more when those hold more than `COPIES_MAX` copies of a tool: the definitions
+        that take the places of the copies moved back (`without_crowding`)."""
         assert self._index is not None
         scoring = self._index.scoring(query)
         top = scoring.top_k(k)
         # Deeper only when crowded (a universe rarely lists a tool three times); feedback
         # seldom uncrowds a head, so its ranking goes deep at once when the first was crowded.
-        deep = crowded(top, self._copies)
+        deep = spare > 0 and crowded(top, self._copies)
         more = self._feedback.words(query, top) if self._feedback is not None else None
         if more is not None:
             scoring = scoring.plus(more)
-            top = scoring.top_k(k + COPIES_SPARE if deep else k)
-            deep = not deep and crowded(top, self._copies)
-        return scoring.top_k(k + COPIES_SPARE) if deep else top
+            top = scoring.top_k(k + spare if deep else k)
+            deep = not deep and spare > 0 and crowded(top, self._copies)
+        return scoring.top_k(k + spare) if deep else top
 
     def _query(self, ctx: RouteContext) -> dict[str, float]:
         assert self._index is not None
