@@ -581,10 +581,16 @@ def quality_section(
 
         return Unextended(pool, AgentConfig()).rank
 
+    def without_copies(pool: list[ToolDefinition]) -> Ranker:
+        router = ToolRouter(pool, AgentConfig())
+        router._copies = {}  # the ablation: every definition a tool of its own
+        return router.rank
+
     experiments: dict[str, Callable[[Case], list[str]]] = {
         "after, BM25, without feedback (ablation)": pooled(without_feedback),
         "after, BM25, without extensions (ablation)": pooled(without_extensions),
         "after, BM25, without prerequisites (ablation)": pooled(without_prerequisites),
+        "after, BM25, without the copies rule (ablation)": pooled(without_copies),
         "after, BM25, per-clause round-robin (not shipped)": pooled(
             lambda pool: per_clause(ToolRouter(pool, AgentConfig()).rank)
         ),
