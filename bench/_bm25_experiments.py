@@ -74,7 +74,8 @@ class _Coverage(ToolRouter):
                 if beyond > 0:
                     discount += weight(word, doc.name) * (1.0 - self.DECAY**beyond)
             scored.append(ScoredDoc(doc.name, doc.score - discount))
-        return tuple(sorted(scored, key=lambda d: (-d.score, d.name))[:k])
+        # `spare` more, as the shipped ranking gives them: the copies rule's candidates.
+        return tuple(sorted(scored, key=lambda d: (-d.score, d.name))[: k + spare])
 
 
 class _AdditivePrerequisites(ToolRouter):
@@ -100,7 +101,9 @@ class _AdditivePrerequisites(ToolRouter):
                     best[needed] = share
                     pending.append(needed)
         ranked = sorted(best, key=lambda n: (-best[n], n))[:k]
-        return tuple(ScoredDoc(n, best[n]) for n in ranked)
+        # `spare` more, in their own order: the copies rule's candidates.
+        ranked += [n for n in own if n not in best][:spare]
+        return tuple(ScoredDoc(n, best[n] if n in best else own[n]) for n in ranked)
 
 
 class _RM3(Feedback):
