@@ -415,24 +415,18 @@ def fusion_variant(pool: list[ToolDefinition], embedder: Any, fuse: Fusion) -> R
     return rank
 
 
-def with_parameters_embedded(pool: list[ToolDefinition], embedder: Any) -> Ranker:
-    """The fused router with each definition's parameter names and descriptions embedded
-    after its name and description (measured, not shipped)."""
+def one_view(pool: list[ToolDefinition], embedder: Any) -> Ranker:
+    """The fused router with each definition embedded as its first view only, its name and
+    description (the leg before the parameter view)."""
     from nika.agent import router as router_module
     from nika.agent.config import AgentConfig
-    from nika.agent.router import ToolRouter, embedding_text, parameter_text
+    from nika.agent.router import ToolRouter, embedding_texts
 
-    def longer(definition: ToolDefinition) -> str:
-        parameters = parameter_text(definition).replace("\n", "; ")
-        return f"{embedding_text(definition)}\n{parameters}" if parameters else (
-            embedding_text(definition)
-        )
-
-    router_module.embedding_text = longer  # type: ignore[assignment]
+    router_module.embedding_texts = lambda d: embedding_texts(d)[:1]  # type: ignore[assignment]
     try:
         return ToolRouter(pool, AgentConfig(embedder=embedder)).rank
     finally:
-        router_module.embedding_text = embedding_text
+        router_module.embedding_texts = embedding_texts
 
 
 def fused_latency(pool: list[ToolDefinition], cases: Sequence[Case], embedder: Any) -> None:
@@ -564,8 +558,8 @@ def quality_section(
             "fused, each leg's top 4 first (not shipped)": pooled(
                 lambda pool: fusion_variant(pool, embedder, leg_heads_first)
             ),
-            "fused, parameters embedded too (not shipped)": pooled(
-                lambda pool: with_parameters_embedded(pool, embedder)
+            "fused, one view per definition: no parameter view (ablation)": pooled(
+                lambda pool: one_view(pool, embedder)
             ),
         }
 

@@ -68,7 +68,7 @@ def test_the_real_leg_scores_the_best_cosine_to_the_request_or_a_clause(
         "convert_currency": "Convert an amount of money between currencies at today's rate.",
         "forecast": "Weather forecast: rain, sun and temperature by city.",
     }
-    leg = SemanticLeg(embedder, list(docs), list(docs.values()))
+    leg = SemanticLeg(embedder, list(docs), [(text,) for text in docs.values()])
     text = "Translate 'good morning' into French. Then convert 20 dollars to euros."
     parts = ["Translate 'good morning' into French", "Then convert 20 dollars to euros"]
     assert leg.queries(text) == [text, *parts]

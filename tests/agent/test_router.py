@@ -21,6 +21,7 @@ from nika.agent.router import (
     copies_of,
     copy_key,
     document_fields,
+    embedding_texts,
     reciprocal_rank_fusion,
     split_prompt,
     with_prerequisites,
@@ -503,7 +504,7 @@ def test_the_semantic_leg_fuses_a_synonym_into_the_ranking() -> None:
 def test_document_vectors_are_embedded_once_per_run_and_queries_once_per_text() -> None:
     embedder = KeywordEmbedder(CONCEPTS)
     router = ToolRouter(_universe(30), AgentConfig(embedder=embedder))
-    assert len(embedder.batches) == 1 and len(embedder.batches[0]) == 30
+    assert len(embedder.batches) == 1 and len(embedder.batches[0]) == 2 * 30  # two views each
     assert embedder.batches[0][0].startswith("mcp srv handle ")
     for _ in range(3):
         router.select(_ctx("the invoice and the seal"))
@@ -513,6 +514,21 @@ def test_document_vectors_are_embedded_once_per_run_and_queries_once_per_text() 
         ("the invoice and the seal",),
         ("now the metal", "the invoice and the seal\nnow the metal"),  # in sorted order
     ]
+
+
+def test_the_semantic_leg_embeds_a_definition_as_two_views() -> None:
+    seal = ToolDefinition(
+        ToolName("mcp:zoo/feed"), "Feed an animal.",
+        {"type": "object", "properties": {"species": {"description": "e.g. a seal"}}}, "mcp",
+    )  # fmt: skip
+    assert embedding_texts(seal) == ("mcp zoo feed: Feed an animal.",
+                                     "feed: Feed an animal.\nspecies; e.g. a seal")
+    assert embedding_texts(_definition(0))[1] == "handle invoice: Handles invoice records.\nlimit"
+    bare = ToolDefinition(ToolName("mcp:zoo/nap"), "Sleep.", {}, "mcp")
+    assert embedding_texts(bare) == ("mcp zoo nap: Sleep.", "nap: Sleep.")
+    embedder = KeywordEmbedder(CONCEPTS)
+    ToolRouter([*_universe(30), seal], AgentConfig(embedder=embedder))
+    assert embedder.batches[0][-2:] == embedding_texts(seal)  # both views, once per run
 
 
 def test_a_text_the_embedder_cannot_read_is_ranked_by_bm25_alone() -> None:

@@ -1,4 +1,5 @@
-"""The semantic leg: clauses, the best cosine to any of them, the query memo."""
+"""The semantic leg: clauses, the best cosine to any of them, a document's views, the query
+memo."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ DOCS = {
 
 def _leg() -> tuple[SemanticLeg, KeywordEmbedder]:
     embedder = KeywordEmbedder(CONCEPTS)
-    return SemanticLeg(embedder, list(DOCS), list(DOCS.values())), embedder
+    return SemanticLeg(embedder, list(DOCS), [(text,) for text in DOCS.values()]), embedder
 
 
 @pytest.mark.parametrize(
@@ -71,3 +72,17 @@ def test_each_text_is_embedded_once_while_the_memo_holds_it() -> None:
     ranked = leg.ranking("ember 0\nthe walrus", 2)
     assert embedder.batches[before:] == [("ember 0", "ember 0\nthe walrus", "the walrus")]
     assert [d.name for d in ranked] == ["a_walrus", "b_ember"]
+
+
+def test_a_document_scores_its_best_cosine_to_any_of_its_views() -> None:
+    embedder = KeywordEmbedder(CONCEPTS)
+    views = [("the walrus", "the walrus and its ember"), ("an ember",), ("metal", "nothing")]
+    leg = SemanticLeg(embedder, ["a", "b", "c"], views)
+    assert embedder.batches == [("the walrus", "the walrus and its ember", "an ember", "metal",
+                                 "nothing")]  # every view, once, in one batch
+    # "a" meets the ember by its second view (1 / sqrt(2)), "b" by its only one (1).
+    ranked = leg.ranking("the ember", 3)
+    assert [d.name for d in ranked] == ["b", "a", "c"]
+    assert [d.score for d in ranked] == pytest.approx([1.0, 0.5**0.5, 0.0])
+    assert [d.name for d in leg.ranking("metal", 3)] == ["c", "a", "b"]  # "c" by its first view
+    assert [d.name for d in leg.ranking("the tusk", 1)] == ["a"]

@@ -9,6 +9,9 @@ them: a tool one clause asks for ranks as if that clause were the request. Measu
 `bench/router_bench.py` (dev split, fused with BM25): all-gold recall@12 on NESTFUL rises
 from 0.86 to 0.92 (ComplexFuncBench 0.85 -> 0.93), the multilingual set is unchanged.
 
+A definition can be embedded as several texts, its views (the router gives each two: see
+`nika.agent.router.embedding_texts`), and scores its best cosine over views and clauses alike.
+
 Each distinct text is embedded once while it is in use (the request's clauses recur every
 turn of a run); a text the embedder maps to the zero vector (one it cannot read) scores
 nothing, and when no text is readable the leg has no signal (an empty ranking).
@@ -45,19 +48,26 @@ def clauses(text: str) -> list[str]:
 
 
 class SemanticLeg:
-    """Cosine ranking of a fixed set of documents against an embedded request; the document
-    vectors are computed once, when the leg is built (once per run)."""
+    """Cosine ranking of a fixed set of documents against an embedded request. Each document
+    is one or more texts (its views) and scores its best cosine to any of them; the vectors
+    are computed once, when the leg is built (once per run)."""
 
-    def __init__(self, embedder: Embedder, names: Sequence[str], texts: Sequence[str]) -> None:
+    def __init__(
+        self, embedder: Embedder, names: Sequence[str], views: Sequence[Sequence[str]]
+    ) -> None:
         self._embedder = embedder
         self._names = tuple(names)
-        self._vectors = np.asarray(embedder.embed(list(texts)), dtype=np.float64)
+        texts = [text for texts in views for text in texts]
+        self._vectors = np.asarray(embedder.embed(texts), dtype=np.float64)
+        # Where each document's texts start among the rows (documents in name order).
+        self._starts = np.cumsum([0, *map(len, views[:-1])])
         self._memo: dict[str, npt.NDArray[np.float64]] = {}
         self._last: tuple[str, int, tuple[ScoredDoc, ...]] = ("", 0, ())
 
     def ranking(self, text: str, depth: int) -> tuple[ScoredDoc, ...]:
-        """The `depth` names nearest to `text` or to one of its clauses, nearest first with
-        their cosine, ties by name; empty when the embedder can read none of them."""
+        """The `depth` names with a view nearest to `text` or to one of its clauses, nearest
+        first with that cosine, ties by name; empty when the embedder can read none of
+        them."""
         if (text, depth) != self._last[:2]:
             self._last = (text, depth, self._rank(text, depth))
         return self._last[2]
@@ -70,9 +80,10 @@ class SemanticLeg:
 
     def _rank(self, text: str, depth: int) -> tuple[ScoredDoc, ...]:
         readable = [v for v in self._embedded(self.queries(text)) if v.any()]
-        if not readable:
+        if not readable or not self._names:
             return ()
-        cosine = (self._vectors @ np.stack(readable).T).max(axis=1)
+        cosine = np.maximum.reduceat((self._vectors @ np.stack(readable).T).max(axis=1),
+                                     self._starts)
         # By (-cosine, name): ids follow name order; comparisons are exact.
         best = np.lexsort((np.arange(len(self._names)), -cosine))[:depth]
         return tuple(ScoredDoc(self._names[i], float(cosine[i])) for i in best.tolist())
