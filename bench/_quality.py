@@ -58,6 +58,7 @@ from typing import Any
 from nika.agent.router import RouteContext, context_query, split_prompt
 from nika.agent.seams import ToolDefinition, ToolName
 from nika.bm25 import ScoredDoc
+from nika.canonical import canonical_json
 
 DATA = Path(__file__).resolve().parent / "data"
 NESTFUL_SETS = {
@@ -181,7 +182,7 @@ def bfcl() -> tuple[list[ToolDefinition], list[Case]]:
         for row in _lines(root / f"BFCL_v4_{category}.json"):
             rows.append((category, row, answers[row["id"]]))
             for f in row["function"]:
-                variants.setdefault(f["name"], set()).add(_canonical(f))
+                variants.setdefault(f["name"], set()).add(canonical_json(f))
     tools = []
     for name in sorted(variants):
         for i, text in enumerate(sorted(variants[name]), 1):
@@ -209,10 +210,6 @@ def bfcl() -> tuple[list[ToolDefinition], list[Case]]:
 
 def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(s) for s in path.read_text(encoding="utf-8").splitlines() if s.strip()]
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def committed() -> tuple[list[ToolDefinition], list[Case]]:
