@@ -50,17 +50,19 @@ BOTTOM: Final = frozenset(
 )
 
 _BELOW_RUNTIME: Final = frozenset(
-    {"bottom", "syntax", "stdlib", "check", "agent", "providers", "tools"}
+    {"bottom", "syntax", "stdlib", "decide", "media", "check", "agent", "providers", "tools"}
 )
 
 ALLOWED: Final[dict[str, frozenset[str]]] = {
     "bottom": frozenset({"bottom"}),
     "syntax": frozenset({"bottom", "syntax"}),
     "stdlib": frozenset({"bottom", "syntax", "stdlib"}),
-    "check": frozenset({"bottom", "syntax", "stdlib", "check"}),
+    "decide": frozenset({"bottom", "syntax", "decide"}),
+    "media": frozenset({"bottom", "syntax", "media"}),
+    "check": frozenset({"bottom", "syntax", "stdlib", "decide", "media", "check"}),
     "agent": frozenset({"bottom", "syntax", "stdlib", "check", "agent"}),
     "providers": frozenset({"bottom", "syntax", "agent", "providers"}),
-    "tools": frozenset({"bottom", "syntax", "stdlib", "check", "agent", "tools"}),
+    "tools": frozenset({"bottom", "syntax", "stdlib", "check", "agent", "media", "tools"}),
     "runtime": _BELOW_RUNTIME | {"runtime"},
     "telemetry": _BELOW_RUNTIME | {"runtime", "telemetry"},
     "cli": _BELOW_RUNTIME | {"runtime", "telemetry", "cli"},
