@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib.util
 import json
 import random
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.journal._reference import proof_core
 from tests.journal._workflows import BASE, Spec, build, emit, hash_of, task_hashes
 
 from nika.journal._semantic_ir import lower_envelope, value
@@ -30,25 +28,6 @@ from nika.journal.semantic import (
 )
 from nika.runtime.identity import definition_hash
 from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, Task, TaskId
-
-CONFORMANCE = next(p / "shared" / "nika-spec" / "conformance"
-                   for p in Path(__file__).resolve().parents
-                   if (p / "shared" / "nika-spec").is_dir())
-"""The spec's conformance kit: `shared/` sits beside the checkout (or a worktree's parent)."""
-
-
-def _proof_core() -> ModuleType:
-    """The reference proof layer, loaded from its path as an independent judge."""
-    found = sys.modules.get("proof_core")
-    if found is not None:
-        return found
-    spec = importlib.util.spec_from_file_location("proof_core", CONFORMANCE / "proof_core.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["proof_core"] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 BASE_TEXT = emit(BASE)
 BASE_HASH = hash_of(BASE_TEXT)
@@ -311,7 +290,7 @@ def test_domains_separate_identical_bytes() -> None:
 
 
 def test_the_preimage_is_the_references() -> None:
-    core = _proof_core()
+    core = proof_core()
     workflow = build(BASE_TEXT)
     ir = {**lower_envelope(workflow), "tasks": task_hashes(BASE_TEXT)}
     assert jcs(ir) == core.canonical(ir).encode("utf-8")

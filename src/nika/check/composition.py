@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from nika import codes
@@ -133,8 +134,15 @@ def _load(file: Path) -> tuple[Workflow | None, str]:
         if source.reason == "not_regular":
             return None, f"{source.why}; name the child workflow file"
         return None, source.why
+    return _build(str(file), source)
+
+
+@lru_cache(maxsize=16)
+def _build(file: str, source: bytes) -> tuple[Workflow | None, str]:
+    """The child built from these bytes — once per process: the parent's check and its
+    semantic hash read the same child (a model is frozen, so sharing it is safe)."""
     try:
-        wf, errors = build_workflow(load_document(source, path=str(file)))
+        wf, errors = build_workflow(load_document(source, path=file))
     except NikaError as exc:
         return None, f"is not a well-formed workflow ({exc.code}: {exc.detail})"
     if wf is None or errors:

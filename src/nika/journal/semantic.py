@@ -40,10 +40,10 @@ from typing import Any, Final
 import blake3
 import rfc8785
 
+from nika.check.composition import read_child
 from nika.check.graph import derive
 from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
-from nika.errors import NikaError
 from nika.journal._semantic_ir import lower_envelope, lower_task
 from nika.syntax.model import InvokeBody, Workflow
 
@@ -51,7 +51,6 @@ DOMAINS: Final = ("source", "canonical", "semantic", "plan", "trace", "artifact"
 """The closed set of hash domains (spec 15 §domain separation)."""
 ALGORITHM: Final = "blake3"
 FORMAT_VERSION: Final = 1
-MAX_CHILD_BYTES: Final = 1 << 20
 MAX_CHILD_DEPTH: Final = 16
 _SPELLING: Final = re.compile(r"^([a-z0-9]+):([a-z]+):([0-9]+):([0-9a-f]{64})$")
 
@@ -154,25 +153,16 @@ class _Walk:
         return SemanticTree(domain_hash("semantic", ir), tasks, ir, children)
 
     def _child(self, base: Path, target: str) -> SemanticTree | dict[str, str]:
-        from nika.syntax.loader import load_document
-        from nika.syntax.model import build_workflow
-
-        path = Path(target) if Path(target).is_absolute() else base / target
-        real = path.resolve()
+        real = (base / target).resolve()
         if real in self.chain:
             return {"unresolved": "cycle"}
         if len(self.chain) >= MAX_CHILD_DEPTH:
             return {"unresolved": "too deep"}
-        data = read_capped(path, MAX_CHILD_BYTES)
-        if isinstance(data, Unreadable):
-            return {"unresolved": "unreadable"}
-        try:
-            built, _ = build_workflow(load_document(data, path=str(path)))
-        except NikaError:  # a child the loader refuses is named, not raised
-            built = None
-        if built is None:
-            return {"unresolved": "refused", "bytes": bytes_hash("source", data)}
-        return _Walk((*self.chain, real)).tree(built, real.parent)
+        found = read_child(base, target)  # the check's reading, built once per process
+        if found is None:  # the check refuses the parent for it (NIKA-COMP-001)
+            return {"unresolved": "no workflow builds from this target"}
+        file, child = found
+        return _Walk((*self.chain, file)).tree(child, file.parent)
 
 
 def _skill(base: Path, raw: str) -> str:

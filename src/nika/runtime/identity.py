@@ -14,9 +14,13 @@
   task with `--from`.
 
 Both are sha256 over a domain tag and canonical JSON (sorted keys, no spaces, UTF-8), so the
-same workflow and inputs give the same bytes on every machine. `semantic_hash` folds the
-per-task definition hashes (Merkle by task, 15 §the semantic hash) with the rest of the
-envelope; it is this engine's semantic identity, not the reference engine's IR encoding.
+same workflow and inputs give the same bytes on every machine.
+
+**What this is for, and what it is not.** These are the RESUME keys. The workflow's meaning —
+what a receipt proves — is a different hash, `nika.journal.semantic` (spec 15's Semantic IR,
+which counts `timeout:` and `group:`). Resume is deliberately NOT re-keyed semantically, a
+departure from spec 15 (15:56-58, "cache and resume are re-keyed semantically"): a finished
+task must survive an edited timeout. Do not move resume onto the semantic hash.
 """
 
 from __future__ import annotations
@@ -38,7 +42,6 @@ from nika.syntax.model import AgentBody, InvokeBody, Task, Workflow
 
 DEF_DOMAIN: Final = b"nika-py/task-definition/1\x00"
 INPUT_DOMAIN: Final = b"nika-py/task-input/1\x00"
-SEMANTIC_DOMAIN: Final = b"nika-py/semantic/1\x00"
 
 _LOCATION_FIELDS: Final = frozenset({"path", "site", "position", "location"})
 _NOT_BEHAVIOUR: Final = frozenset({"id", "path", "timeout", "group"})
@@ -216,14 +219,3 @@ def iteration_hash(task_input_hash: str, index: int, item: Any) -> str:
     """One `for_each` iteration's input hash: its task's reads, its index and its item (the
     task's reads enter by their hash, so a fan-out never re-hashes its collection per item)."""
     return digest(INPUT_DOMAIN, {"task": task_input_hash, "index": index, "item": item})
-
-
-def semantic_hash(workflow: Workflow, definitions: Mapping[str, str]) -> str:
-    """The workflow's semantic identity: its envelope and each task's definition hash."""
-    envelope = {
-        "workflow": workflow.name, "model": workflow.model, "inputs": dict(workflow.inputs),
-        "const": dict(workflow.const), "secrets": dict(workflow.secrets),
-        "permits": workflow.permits, "run": workflow.run, "outputs": dict(workflow.outputs),
-        "tasks": dict(definitions),
-    }
-    return digest(SEMANTIC_DOMAIN, envelope)

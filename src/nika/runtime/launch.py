@@ -41,6 +41,7 @@ from nika.check.capability import CODE as CAPABILITY
 from nika.check.graph import derive
 from nika.check.render import render_human
 from nika.errors import NikaError
+from nika.journal.semantic import semantic_hash
 from nika.masking import Masker
 from nika.providers import resolve_provider
 from nika.runtime import preflight
@@ -188,7 +189,9 @@ def run_command(options: RunOptions, streams: Streams,
     replay = Replay(workflow, options.file.parent.resolve(), options.model or workflow.model, plan)
     journal = JournalSink(
         options.trace_dir or Path.cwd() / TRACE_DIR, mask=mask,
-        manifest=manifest(source, workflow, semantic=replay.semantic(),
+        manifest=manifest(source, workflow,
+                          semantic=semantic_hash(workflow, options.file.parent.resolve(),
+                                                 source=options.file),
                           extra=plan.manifest if plan is not None else None))
     sinks: list[EventSink] = [log, journal, NdjsonSink(streams.out) if options.json
                               else ProgressSink()]

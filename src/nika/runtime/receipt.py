@@ -4,48 +4,54 @@ A receipt folds four things into one JSON document — the check `certificate` o
 the run booted, the `trace_verdict` of its journal (the chain walk: chain, events, head,
 outcome, verdict), the `assertions` (none: the `assert:` key left the language) and the
 `lock_digest` (`unrecorded`: this engine writes no `nika.lock`) — plus `proves`, the
-semantic hash of the workflow it attests, and `digest`, sha256 over the `receipt` domain tag
-and the canonical JSON of every other field, which binds them.
+semantic hash of the workflow it attests, and `digest`, blake3 over the `receipt` domain tag
+and the RFC 8785 canonical JSON of every other field, which binds them.
 
 `build` folds a journal and its workflow; `verify` is the proof: it recomputes the digest,
 and, given the journal and the workflow, re-walks the one and re-hashes the other. Reading
 (`receipt_schema.explain`) never recomputes anything: a projection is not evidence.
 
-A receipt is untrusted input. `decode` applies the artifact bounds of 15 in the fixed order
-— size, nesting depth (scanned before parsing), parse, structure — and refuses with a typed
-class (`Oversized` · `TooDeep` · `Malformed` · `ProofFlood` · `IdOverflow`), never repairing.
+A receipt is untrusted input. `decode` is `nika.journal.untrusted` (the artifact bounds of
+15 in the fixed order, the reference decoder's verdict on every document: `Oversized` ·
+`TooDeep` · `Malformed` · `ProofFlood` · `IdOverflow`), then this layer refuses what decodes
+but is no receipt (`NotAReceipt`: not an object, a key twice, a number or string JCS cannot
+encode). `proves` and `digest` are spelled `blake3:<domain>:1:<hex>`
+(`nika.journal.semantic`); a receipt from before that spelling (bare sha256 hex) is refused
+as `OlderFormat` by `verify_receipt`, never judged forged.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from nika.canonical import canonical_bytes
 from nika.errors import NikaError
+from nika.journal.semantic import domain_hash, parse_spelling
+from nika.journal.untrusted import DecodeRefused, RefusalClass, decode_document
 from nika.runtime.trace import Frame, verify
 
 RECEIPT_FORMAT: Final = 1
-DOMAIN: Final = b"nika-py/receipt/1\x00"
 MAX_ARTIFACT: Final = 1 << 20
-MAX_DEPTH: Final = 32
-MAX_PROOF_NODES: Final = 64
-MAX_IDENTIFIER: Final = 256
 LOCK_UNRECORDED: Final = "unrecorded — the journal does not carry the run's nika.lock digest"
-_IDENTIFIERS: Final = frozenset({"task", "assert", "proves", "digest", "head"})
+_SAFE_INT: Final = (1 << 53) - 1
+_OLDER: Final = (
+    "this receipt is of an older format: its digest is a bare sha256 hex, where this engine "
+    "spells a digest blake3:<domain>:<version>:<hex>; it is neither verified nor judged "
+    "forged — rebuild it with `nika trace receipt build JOURNAL --workflow FILE`")
 _OUTCOMES: Final = {"workflow_completed": "completed", "workflow_failed": "failed",
                     "workflow_cancelled": "cancelled", "workflow_paused": "paused",
                     "run_sealed": "sealed"}
 
-Refusal = Literal["Oversized", "TooDeep", "Malformed", "ProofFlood", "IdOverflow"]
+Refusal = RefusalClass | Literal["NotAReceipt", "OlderFormat"]
 
 
 class ReceiptRefused(Exception):
-    """A receipt past one of the artifact bounds: `kind` is the typed class."""
+    """A receipt refused before it is judged: `kind` is the typed class (a decode bound's,
+    `NotAReceipt` for a document that decodes but is none, `OlderFormat`)."""
 
     def __init__(self, kind: Refusal, detail: str) -> None:
         super().__init__(f"{kind}: {detail}")
@@ -53,79 +59,65 @@ class ReceiptRefused(Exception):
 
 
 def decode(data: bytes) -> dict[str, Any]:
-    """A receipt's bytes as a JSON object, within the 15 bounds (raises `ReceiptRefused`)."""
-    if len(data) > MAX_ARTIFACT:
-        raise ReceiptRefused("Oversized", f"the receipt is {len(data)} bytes, beyond the "
-                             f"artifact bound ({MAX_ARTIFACT} bytes)")
-    depth = _depth(data)
-    if depth > MAX_DEPTH:
-        raise ReceiptRefused("TooDeep", f"the receipt nests {depth} levels, beyond the "
-                             f"bound ({MAX_DEPTH})")
+    """A receipt's bytes as a JSON object: the artifact bounds of 15, then a receipt's shape
+    (raises `ReceiptRefused`)."""
     try:
-        doc = json.loads(data.decode("utf-8"), object_pairs_hook=_unique)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ReceiptRefused("Malformed", f"not one JSON document ({exc})") from None
+        doc, duplicates = decode_document(data)
+    except DecodeRefused as refused:
+        raise ReceiptRefused(refused.cls, refused.detail) from None
     if not isinstance(doc, dict):
-        raise ReceiptRefused("Malformed", "the receipt is not a JSON object")
-    assertions = doc.get("assertions")
-    if isinstance(assertions, list) and len(assertions) > MAX_PROOF_NODES:
-        raise ReceiptRefused("ProofFlood", f"{len(assertions)} assertions, beyond the bound "
-                             f"({MAX_PROOF_NODES})")
-    _identifiers(doc)
+        raise ReceiptRefused("NotAReceipt", f"the document is a JSON {type(doc).__name__}, "
+                             "not an object: a receipt is one JSON object")
+    if duplicates:
+        raise ReceiptRefused("NotAReceipt", f"the key {duplicates[0]!r} appears twice in one "
+                             "object: two readers would disagree on which one counts")
+    problem = _unencodable(doc)
+    if problem is not None:
+        raise ReceiptRefused("NotAReceipt", f"{problem}, which no receipt carries (its "
+                             "digest is over RFC 8785 canonical JSON)")
     return doc
 
 
-def _depth(data: bytes) -> int:
-    """The deepest bracket nesting, strings skipped (a scan: no recursion, no parse)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for byte in data:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
-            depth += 1
-            deepest = max(deepest, depth)
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
-    return deepest
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:  # two readers would disagree on which one counts
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-def _identifiers(value: Any) -> None:
+def _unencodable(value: Any) -> str | None:
+    """What in `value` RFC 8785 cannot encode exactly, or None."""
     stack = [value]
     while stack:
-        current = stack.pop()
-        if isinstance(current, list):
-            stack.extend(current)
-        elif isinstance(current, dict):
-            for key, item in current.items():
-                long_value = key in _IDENTIFIERS and isinstance(item, str) \
-                    and len(item.encode("utf-8")) > MAX_IDENTIFIER
-                if len(key.encode("utf-8")) > MAX_IDENTIFIER or long_value:
-                    raise ReceiptRefused("IdOverflow", f"an identifier ({key!r}) is longer "
-                                         f"than {MAX_IDENTIFIER} bytes")
-                stack.append(item)
+        node = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return f"a non-finite number ({node})"
+        if isinstance(node, int) and not isinstance(node, bool) and abs(node) > _SAFE_INT:
+            return "an integer beyond ±2^53"
+        texts = [node] if isinstance(node, str) else list(node) if isinstance(node, dict) \
+            else []
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return "a lone surrogate in a string"
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
 
 
 def digest_of(receipt: Mapping[str, Any]) -> str:
-    """The receipt's self-binding digest: every field but `digest`, domain-separated."""
-    body = {k: v for k, v in receipt.items() if k != "digest"}
-    return hashlib.sha256(DOMAIN + canonical_bytes(body)).hexdigest()
+    """The receipt's self-binding digest: every field but `digest`, in the `receipt` domain."""
+    return domain_hash("receipt", {k: v for k, v in receipt.items() if k != "digest"})
+
+
+def older_format(receipt: Mapping[str, Any]) -> str | None:
+    """Why this engine cannot judge `receipt` (an older or unknown digest spelling), or None."""
+    recorded = receipt.get("digest")
+    spelled = parse_spelling(recorded)
+    if spelled is None and isinstance(recorded, str) and len(recorded) == 64 \
+            and all(c in "0123456789abcdef" for c in recorded):
+        return _OLDER
+    if spelled is not None and not (spelled.current and spelled.domain == "receipt"):
+        return (f"this receipt's digest is spelled {spelled.algorithm}:{spelled.domain}:"
+                f"{spelled.version}, a format this engine does not verify (it writes "
+                "blake3:receipt:1); it is neither verified nor judged forged")
+    return None
 
 
 def trace_verdict(data: bytes) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -169,7 +161,11 @@ class Check:
 def verify_receipt(receipt: Mapping[str, Any], *, journal: bytes | None = None,
                    proves: str | None = None) -> list[Check]:
     """Recompute what the receipt claims: its digest; with the journal, its trace verdict;
-    with the workflow's semantic hash, what it proves."""
+    with the workflow's semantic hash, what it proves. A receipt of an older format is
+    `ReceiptRefused("OlderFormat")`: it is never judged forged."""
+    older = older_format(receipt)
+    if older is not None:
+        raise ReceiptRefused("OlderFormat", older)
     recorded = receipt.get("digest")
     actual = digest_of(receipt)
     checks = [Check("digest", recorded == actual,
@@ -195,7 +191,7 @@ def workflow_identity(path: Path) -> tuple[dict[str, Any], str, bytes]:
     """A workflow file's check certificate, semantic hash and bytes (raises `NikaError`
     when the check refuses it: a refused workflow has no certificate to fold)."""
     from nika.check import check_workflow
-    from nika.runtime.replay import Replay
+    from nika.journal.semantic import semantic_hash
 
     source = path.read_bytes()
     checked = check_workflow(source, path=str(path))
@@ -204,7 +200,7 @@ def workflow_identity(path: Path) -> tuple[dict[str, Any], str, bytes]:
         first = verdict.errors[0]
         raise NikaError(first.code, f"the workflow {str(path)!r} is refused by the check "
                         f"({first.detail}); a receipt folds the certificate of a valid one")
-    semantic = Replay(workflow, path.parent.resolve(), workflow.model).semantic()
+    semantic = semantic_hash(workflow, path.parent.resolve(), source=path)
     return dict(verdict.sections.get("certificate", {})), semantic, source
 
 

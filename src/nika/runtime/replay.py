@@ -30,7 +30,6 @@ from nika.runtime.identity import (
     InputHasher,
     definition_hash,
     iteration_hash,
-    semantic_hash,
     side_files,
 )
 from nika.syntax.model import Task, Workflow
@@ -172,11 +171,6 @@ class Replay:
     def iteration(task_input_hash: str, index: int, item: Any) -> str:
         """The input hash of iteration `index` (over `item`) of a task with that hash."""
         return iteration_hash(task_input_hash, index, item)
-
-    def semantic(self) -> str:
-        """The workflow's semantic hash (folds every task's definition hash)."""
-        return semantic_hash(self._workflow, {t: self.definition(task)
-                                              for t, task in self._workflow.tasks.items()})
 
     def lookup(self, task: str, def_hash: str, input_hash: str) -> Record | None:
         """The record to serve for `task`, if the plan holds one matching both hashes."""
