@@ -111,6 +111,7 @@ def test_writing_a_default_out_never_changes_the_hash(chosen: set[str], seed: in
     ({"union": ["integer", "number"]}, "number"),
     ({"union": ["string", {"union": ["integer", "string"]}]}, {"union": ["integer", "string"]}),
     ({"enum": ["b", "a"]}, {"enum": ["a", "b"]}),
+    ({"integer": {}}, "integer"),
     ({"object": {"a": "string", "b": "integer"}}, {"object": {"b": "integer", "a": "string"}}),
 ])
 def test_types_hash_in_their_normal_form(first: Any, second: Any) -> None:
