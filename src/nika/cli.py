@@ -166,6 +166,7 @@ def _run_run(args: argparse.Namespace) -> int:
         answers=tuple(args.answer),
         executor=args.executor,
         ray_address=args.ray_address,
+        locked=args.locked,
     )
     return run_command(options, Streams(out=sys.stdout, err=sys.stderr), extra_sinks=_otel_sinks())
 
@@ -238,6 +239,9 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         metavar="ADDRESS",
         help="the Ray cluster to join (default $NIKA_RAY_ADDRESS; unset: a local instance)",
     )
+    p.add_argument("--locked", action="store_true",
+                   help="refuse (NIKA-LOCK-001) before any task starts unless nika.lock beside "
+                   "the workflow pins every dependency it resolves, unedited")
     p.set_defaults(handler=_run_run)
 
 
@@ -338,10 +342,29 @@ def _run_receipt(args: argparse.Namespace) -> int:
                            out=sys.stdout, err=sys.stderr)
 
 
+def _run_lock(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nika.journal.lock import lock_command
+
+    return lock_command(Path(args.file) if args.file else None,
+                        mcp_config=Path(args.mcp_config) if args.mcp_config else None,
+                        out=sys.stdout, err=sys.stderr)
+
+
+def _add_lock(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("lock", help="pin every dependency of a workflow in nika.lock beside it")
+    p.add_argument("file", metavar="FILE", nargs="?",
+                   help="the workflow file (default: the one *.nika.yaml here)")
+    p.add_argument("--mcp-config", metavar="PATH", help="the MCP server registry to use")
+    p.set_defaults(handler=_run_lock)
+
+
 _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] = {
     "check": _add_check,
     "run": _add_run,
     "trace": _add_trace,
+    "lock": _add_lock,
 }
 
 

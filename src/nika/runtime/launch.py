@@ -41,6 +41,7 @@ from nika.check.capability import CODE as CAPABILITY
 from nika.check.graph import derive
 from nika.check.render import render_human
 from nika.errors import NikaError
+from nika.journal.lock import judge, warning
 from nika.journal.semantic import semantic_hash
 from nika.masking import Masker
 from nika.providers import resolve_provider
@@ -109,6 +110,8 @@ class RunOptions:
     """Where verb attempts run: `local` (this process) or `ray` (a Ray cluster's workers)."""
     ray_address: str | None = None
     """`--ray-address` (else NIKA_RAY_ADDRESS; neither: a local Ray instance for this run)."""
+    locked: bool = False
+    """`--locked`: refuse before any task starts unless `nika.lock` holds (spec 15)."""
 
 
 @dataclass(slots=True)
@@ -161,6 +164,15 @@ def run_command(options: RunOptions, streams: Streams,
         streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         _write_report(options, refused_report([exc], Masker()))
         return EXIT_USAGE
+    try:  # the lock holds, or the run says what drifted (nika.journal.lock's matrix)
+        held = judge(options.file, workflow, registry, locked=options.locked,
+                     model=options.model)
+    except NikaError as exc:
+        streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
+        _write_report(options, refused_report([exc], Masker()))
+        return EXIT_FAILURE
+    if (drifted := warning(held)) is not None:
+        streams.err.write(f"nika run: {printable(drifted)}\n")
     try:
         secrets = resolve_secrets(workflow.secrets, environ=env, base_dir=options.file.parent)
     except NikaError as exc:
@@ -192,7 +204,8 @@ def run_command(options: RunOptions, streams: Streams,
         manifest=manifest(source, workflow,
                           semantic=semantic_hash(workflow, options.file.parent.resolve(),
                                                  source=options.file),
-                          extra=plan.manifest if plan is not None else None))
+                          extra={**(plan.manifest if plan is not None else {}),
+                                 **({"lock_digest": held.digest} if held.digest else {})}))
     sinks: list[EventSink] = [log, journal, NdjsonSink(streams.out) if options.json
                               else ProgressSink()]
     sinks += [make(journal) for make in extra_sinks]

@@ -3,9 +3,9 @@
 A receipt folds four things into one JSON document — the check `certificate` of the workflow
 the run booted, the `trace_verdict` of its journal (the chain walk: chain, events, head,
 outcome, verdict), the `assertions` (none: the `assert:` key left the language) and the
-`lock_digest` (`unrecorded`: this engine writes no `nika.lock`) — plus `proves`, the
-semantic hash of the workflow it attests, and `digest`, blake3 over the `receipt` domain tag
-and the RFC 8785 canonical JSON of every other field, which binds them.
+`lock_digest` (the `nika.lock` digest the boot manifest records, else `unrecorded`) — plus
+`proves`, the semantic hash of the workflow it attests, and `digest`, blake3 over the
+`receipt` domain tag and the RFC 8785 canonical JSON of every other field, which binds them.
 
 `build` folds a journal and its workflow; `verify` is the proof: it recomputes the digest,
 and, given the journal and the workflow, re-walks the one and re-hashes the other. Reading
@@ -140,9 +140,11 @@ def trace_verdict(data: bytes) -> tuple[dict[str, Any], dict[str, Any] | None]:
 
 def build(journal: bytes, certificate: Mapping[str, Any], proves: str) -> dict[str, Any]:
     """The receipt of a run: its journal's verdict, its workflow's certificate."""
-    verdict, _ = trace_verdict(journal)
+    verdict, prologue = trace_verdict(journal)
+    lock = (prologue or {}).get("lock_digest")  # the boot manifest's, when a lock was present
     receipt: dict[str, Any] = {
-        "assertions": [], "certificate": dict(certificate), "lock_digest": LOCK_UNRECORDED,
+        "assertions": [], "certificate": dict(certificate),
+        "lock_digest": lock if isinstance(lock, str) and lock else LOCK_UNRECORDED,
         "proves": proves, "receipt_format": RECEIPT_FORMAT, "trace_verdict": verdict,
     }
     receipt["digest"] = digest_of(receipt)
