@@ -11,12 +11,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from nika import __version__
 from nika._term import terminal_columns
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     from nika.runtime.launch import SinkFactory
     from nika.runtime.trace import TraceVerdict
 
@@ -150,6 +152,11 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.ray_address is not None and args.executor != "ray":
         print("nika run: --ray-address needs --executor ray", file=sys.stderr)
         return EXIT_USAGE
+    budget = _budget(args.max_cost_usd)
+    if budget is False:
+        print(f"nika run: --max-cost-usd {args.max_cost_usd!r} is not a positive number of "
+              "US dollars; write e.g. --max-cost-usd 0.50", file=sys.stderr)
+        return EXIT_USAGE
     options = RunOptions(
         file=Path(args.file),
         vars=tuple(args.var),
@@ -167,8 +174,22 @@ def _run_run(args: argparse.Namespace) -> int:
         executor=args.executor,
         ray_address=args.ray_address,
         locked=args.locked,
+        max_cost_usd=budget,
     )
     return run_command(options, Streams(out=sys.stdout, err=sys.stderr), extra_sinks=_otel_sinks())
+
+
+def _budget(text: str | None) -> Decimal | None | Literal[False]:
+    """`--max-cost-usd` as an exact amount, None when absent, False when it is no amount."""
+    from decimal import Decimal, InvalidOperation
+
+    if text is None:
+        return None
+    try:
+        amount = Decimal(text)
+    except InvalidOperation:
+        return False
+    return amount if amount.is_finite() and amount > 0 else False
 
 
 def _otel_sinks() -> tuple[SinkFactory, ...]:
@@ -239,6 +260,10 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         metavar="ADDRESS",
         help="the Ray cluster to join (default $NIKA_RAY_ADDRESS; unset: a local instance)",
     )
+    p.add_argument("--max-cost-usd", metavar="N",
+                   help="the run's spend cap in US dollars: once priced spend exceeds it, "
+                   "in-flight work completes and every unstarted task is cancelled "
+                   "(cause budget, NIKA-RUN-1704)")
     p.add_argument("--locked", action="store_true",
                    help="refuse (NIKA-LOCK-001) before any task starts unless nika.lock beside "
                    "the workflow pins every dependency it resolves, unedited")

@@ -170,6 +170,7 @@ RESUME_001: Final = _row("NIKA-RESUME-001", "security_error", False, "the --resu
 RESUME_002: Final = _row("NIKA-RESUME-002", "validation_error", False, "the --resume journal was recorded by another engine version and no matching --resume-compat was declared")  # engine addition
 RESUME_003: Final = _row("NIKA-RESUME-003", "validation_error", False, "the --resume journal cannot be read or is not a journal")  # engine addition
 RESUME_004: Final = _row("NIKA-RESUME-004", "validation_error", False, "--from or --answer names no fitting task of the workflow")  # engine addition
+RUN_1704: Final = _row("NIKA-RUN-1704", "budget_error", False, "the run crossed --max-cost-usd: a task unstarted at the crossing is cancelled (cause budget)")
 SEC_001: Final = _row("NIKA-SEC-001", "security_error", False, "exec: blocklist hit")
 SEC_002: Final = _row("NIKA-SEC-002", "security_error", False, "agent tool call outside the tools: whitelist")
 SEC_003: Final = _row("NIKA-SEC-003", "security_error", False, "run-recursion bound")

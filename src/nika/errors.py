@@ -9,7 +9,8 @@ from typing import Any, Final
 
 from nika.codes import CODES
 
-CODE_RE: Final = re.compile(r"^NIKA-[A-Z]{2,9}(-[A-Z][A-Z0-9_]{1,15})?-[0-9]{3}$")
+CODE_RE: Final = re.compile(r"^NIKA-[A-Z]{2,9}(-[A-Z][A-Z0-9_]{1,15})?-[0-9]{3,4}$")
+# Four digits: spec 13 names NIKA-RUN-1704 (cancelled · budget) with a four-digit serial.
 
 CATEGORIES: Final = frozenset(
     {

@@ -30,12 +30,14 @@ import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from nika import codes
 from nika._term import json_printable, printable
 from nika.agent.seams import Provider, ToolExecutor
+from nika.canonical import canonical_json
 from nika.check import Verdict, check_workflow
 from nika.check.capability import CODE as CAPABILITY
 from nika.check.graph import derive
@@ -112,6 +114,8 @@ class RunOptions:
     """`--ray-address` (else NIKA_RAY_ADDRESS; neither: a local Ray instance for this run)."""
     locked: bool = False
     """`--locked`: refuse before any task starts unless `nika.lock` holds (spec 15)."""
+    max_cost_usd: Decimal | None = None
+    """`--max-cost-usd`: past it, unstarted tasks settle cancelled(budget) (spec 13)."""
 
 
 @dataclass(slots=True)
@@ -205,7 +209,8 @@ def run_command(options: RunOptions, streams: Streams,
                           semantic=semantic_hash(workflow, options.file.parent.resolve(),
                                                  source=options.file),
                           extra={**(plan.manifest if plan is not None else {}),
-                                 **({"lock_digest": held.digest} if held.digest else {})}))
+                                 **({"lock_digest": held.digest} if held.digest else {}),
+                                 **_budget(options)}))
     sinks: list[EventSink] = [log, journal, NdjsonSink(streams.out) if options.json
                               else ProgressSink()]
     sinks += [make(journal) for make in extra_sinks]
@@ -239,6 +244,8 @@ def run_command(options: RunOptions, streams: Streams,
                           f"--answer {task}=VALUE\n")
     if result.state == "cancelled" and stop.received is not None:
         return exit_code(stop.received)
+    if result.state == "cancelled" and options.max_cost_usd is not None:
+        return EXIT_FAILURE  # no signal came: the budget stopped the run (13 · cause budget)
     return {"success": EXIT_OK, "failure": EXIT_FAILURE, "cancelled": EXIT_CANCELLED,
             "paused": EXIT_PAUSED}[result.state]
 
@@ -404,9 +411,14 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
             return dict(outcome.outputs)
 
         runner = Runner(services, inputs=inputs, concurrency=options.concurrency, child=child,
-                        replay=replay, placement=placement)
+                        replay=replay, placement=placement, budget=options.max_cost_usd)
         stop.attach(runner.cancel)
         result = await runner.run()
         stop.settled = True  # the terminal frame is written: a forced exit adds none
         return result
 
+
+def _budget(options: RunOptions) -> dict[str, str]:
+    """The boot manifest's `budget` (13): the cap as the operator gave it, in USD."""
+    cap = options.max_cost_usd
+    return {} if cap is None else {"budget": canonical_json({"max_cost_usd": str(cap)})}

@@ -23,9 +23,13 @@ recorded output (ADR-099), then its usual terminal frame, so the new journal is 
 complete resume source. A prompt that pauses the run (`pause.PauseRequested`) parks its task
 and everything downstream; the rest settles, then the run ends `paused`.
 
-The workflow state (05 §workflow-level): `cancelled` after `cancel()`, else `failure` when
-any task failed unrecovered, the run stalled, or a typed output misfits, else `paused` when a
-prompt awaits an answer, else `success`.
+A `budget` (`--max-cost-usd`, 13 · cause `budget`): once the run's priced spend exceeds it,
+in-flight work completes and is counted, and every task not yet started settles `cancelled`
+with `NIKA-RUN-1704` instead of starting.
+
+The workflow state (05 §workflow-level): `cancelled` after `cancel()` or a crossed budget,
+else `failure` when any task failed unrecovered, the run stalled, or a typed output misfits,
+else `paused` when a prompt awaits an answer, else `success`.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import asyncio
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from nika import codes
@@ -94,6 +99,7 @@ class Runner:
         graph: Graph | None = None,
         replay: Replay | None = None,
         placement: Placement = LOCAL,
+        budget: Decimal | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -116,6 +122,8 @@ class Runner:
         self._parked: set[str] = set()
         self._replay = replay or Replay(self._workflow, services.workflow_dir, services.model)
         self._ledger = CostLedger()
+        self._budget = budget
+        self._over_budget: NikaError | None = None
         self._bus.attach(self._ledger)
         self._base_env = {
             "inputs": self._inputs,
@@ -170,6 +178,12 @@ class Runner:
             task_id = work.pop()
             task = self._workflow.tasks[task_id]
             blocked = blocking_edge(self._graph.incoming(task_id), self._status)
+            crossed = self._crossed()
+            if crossed is not None:
+                work.extend(self._settle(TaskRecord.settle(task_id, "cancelled", error=NikaError(
+                    codes.RUN_1704, f"task {task_id!r} is cancelled: {crossed.detail}",
+                    details={"task": task_id}))))
+                continue
             if blocked is None and not self._cancelled and self._stalled is None:
                 self._running[task_id] = asyncio.create_task(self._execute(task),
                                                              name=f"nika:{task_id}")
@@ -187,6 +201,16 @@ class Runner:
                 reason = f"task {task_id!r} is cancelled: the run was cancelled before it started"
             error = NikaError(codes.CANCEL_001, reason, details={"task": task_id})
             work.extend(self._settle(TaskRecord.settle(task_id, "cancelled", error=error)))
+
+    def _crossed(self) -> NikaError | None:
+        """Why the run's priced spend is past its budget, or None (unpriced calls count
+        nothing: they are named on every frame instead)."""
+        if self._over_budget is None and self._budget is not None \
+                and self._ledger.run.usd > self._budget:
+            self._over_budget = NikaError(
+                codes.RUN_1704, f"the run spent ${self._ledger.run.usd:.6f}, past its "
+                f"--max-cost-usd {self._budget} (in-flight work completed and is counted)")
+        return self._over_budget
 
     def _status(self, task_id: str) -> str:
         return self._records[task_id].status
@@ -298,6 +322,7 @@ class Runner:
         notes = notes or TaskNotes()
         recovered_from = record.recovered_from
         cause = ("recovered" if recovered_from is not None else "cache_hit" if notes.cache_hit
+                 else "budget" if record.error is not None and record.error.code == codes.RUN_1704
                  else "normal")
         payload: dict[str, Any] = {"attempts": record.attempts}
         if recovered_from is not None:  # 13 §payload: the original error
@@ -377,14 +402,14 @@ class Runner:
         outputs, output_error = (workflow_outputs(self._workflow, self._base_env, self._views)
                                  if settled else ({}, None))
         state: WorkflowState = (
-            "cancelled" if self._cancelled
+            "cancelled" if self._cancelled or self._over_budget is not None
             else "failure" if failed or output_error is not None or self._stalled is not None
             else "paused" if self._paused
             else "success"
         )
         paused = self._paused
         error = (self._stalled if self._stalled is not None and state == "failure"
-                 else output_error)
+                 else self._over_budget or output_error)
         run = self._ledger.run
         self._bus.emit(WorkflowEnded(
             workflow=self._workflow.name, state=state,
