@@ -211,6 +211,18 @@ def test_each_field_changes_the_hash(name: str) -> None:
     assert task_hashes(text)[task] != task_hashes(BASE_TEXT)[task]
 
 
+@pytest.mark.parametrize("change", [
+    _set("plan", "retry", "backoff_ms", to=10**15),
+    _set("plan", "retry", "max_attempts", to=2**60),
+    _set("each", "for_each", "max_parallel", to=2**60),
+    _set("plan", "with", "n", to=-(2**70)),
+    _set("plan", "returns", to={"string": {"max_len": 2**60}}),
+])
+def test_integers_beyond_the_double_range_hash_exactly(change: Callable[[Spec], None]) -> None:
+    text = emit(_with(change))
+    assert hash_of(text) == hash_of(text) != BASE_HASH
+
+
 def test_a_group_change_reaches_the_fan_in_that_folds_it() -> None:
     text = emit(_with(_drop("more", "group")))
     assert task_hashes(text)["plan"] != task_hashes(BASE_TEXT)["plan"]

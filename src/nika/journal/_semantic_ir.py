@@ -123,8 +123,8 @@ def type_ir(t: TypeExpr | None) -> Any:
     if isinstance(t, Bounded):
         return {"bounded": t.base, "min": value(t.min), "max": value(t.max)}
     if isinstance(t, RefinedString):
-        return {"string": {"pattern": value(t.pattern), "min_len": t.min_len,
-                           "max_len": t.max_len}}
+        return {"string": {"pattern": value(t.pattern), "min_len": value(t.min_len),
+                           "max_len": value(t.max_len)}}
     members = _flatten(t.members)
     kept = [m for i, m in enumerate(members)
             if not any(j != i and is_subtype(m, o) and not (is_subtype(o, m) and j > i)
@@ -196,13 +196,13 @@ def lower_task(task: Task, incoming: tuple[Edge, ...], *, default_model: str | N
         "edges": sorted((_edge(e) for e in incoming), key=_sort_key),
         "when": None if task.when is None or task.when is True else value(task.when),
         "for_each": None if each is None else {
-            "items": value(each.items), "max_parallel": each.max_parallel,
+            "items": value(each.items), "max_parallel": value(each.max_parallel),
             "fail_fast": each.fail_fast},
         # One attempt is no retry: the loop's knobs never act, so they are not meaning.
         "retry": None if retry is None or retry.max_attempts == 1 else {
-            "max_attempts": retry.max_attempts, "backoff_ns": retry.backoff_ms * _NS_PER_MS,
-            "strategy": retry.backoff_strategy,
-            "backoff_max_ns": retry.backoff_max_ms * _NS_PER_MS, "jitter": retry.jitter,
+            "max_attempts": value(retry.max_attempts),
+            "backoff_ns": value(retry.backoff_ms * _NS_PER_MS), "strategy": retry.backoff_strategy,
+            "backoff_max_ns": value(retry.backoff_max_ms * _NS_PER_MS), "jitter": retry.jitter,
             "on_codes": _set(retry.on_codes)},
         "timeout_ns": None if task.timeout is None else task.timeout.nanoseconds,
         "on_error": None if on_error is None else {
