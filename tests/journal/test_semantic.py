@@ -310,10 +310,9 @@ def test_the_preimage_is_the_references() -> None:
     assert preimage("semantic", ir) == core.preimage("semantic", 1, ir).encode("utf-8")
 
 
-_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=20)
+_SCALAR = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text()
+_JSON: st.SearchStrategy[Any] = st.deferred(
+    lambda: _SCALAR | st.lists(_JSON, max_size=3) | st.dictionaries(st.text(), _JSON, max_size=3))
 
 
 @settings(max_examples=100, deadline=None)
