@@ -39,9 +39,10 @@ MAX_ARTIFACT: Final = 1 << 20
 LOCK_UNRECORDED: Final = "unrecorded — the journal does not carry the run's nika.lock digest"
 _SAFE_INT: Final = (1 << 53) - 1
 _OLDER: Final = (
-    "this receipt is of an older format: its digest is a bare sha256 hex, where this engine "
-    "spells a digest blake3:<domain>:<version>:<hex>; it is neither verified nor judged "
-    "forged — rebuild it with `nika trace receipt build JOURNAL --workflow FILE`")
+    "this receipt is of an older format: its digest is a bare 64-hex value (an earlier nika's "
+    "sha256, or another engine's), where this engine spells a digest "
+    "blake3:<domain>:<version>:<hex>; it is neither verified nor judged forged — rebuild it "
+    "with `nika trace receipt build JOURNAL --workflow FILE`")
 _OUTCOMES: Final = {"workflow_completed": "completed", "workflow_failed": "failed",
                     "workflow_cancelled": "cancelled", "workflow_paused": "paused",
                     "run_sealed": "sealed"}
