@@ -194,3 +194,13 @@ def test_the_receipt_spells_its_hashes_with_algorithm_domain_and_version(
     doc = _built(run, tmp_path / "receipt.json")
     assert doc["digest"].startswith("blake3:receipt:1:")
     assert doc["proves"].startswith("blake3:semantic:1:")
+
+
+def test_another_engine_s_receipt_is_an_older_format_never_forged(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    kit = next(p / "shared" / "conformance" for p in Path(__file__).resolve().parents
+               if (p / "shared" / "conformance" / "tests").is_dir())
+    [receipt] = kit.glob("tests/runtime/receipt/001-*/receipt.json")
+    assert main(["trace", "receipt", "verify", str(receipt)]) == 2
+    shown = capsys.readouterr().out
+    assert shown.startswith("OLDER FORMAT") and "FORGED" not in shown
