@@ -17,8 +17,8 @@ from nika import __version__
 from nika._term import terminal_columns
 
 if TYPE_CHECKING:
-    from nika.runtime.launch import SinkFactory
-    from nika.runtime.trace import TraceVerdict
+    from nika.journal.verify import TraceVerdict
+    from nika.run.launch import SinkFactory
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -138,7 +138,8 @@ def _infer_permits(source: bytes, file: str) -> int:
 def _run_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from nika.runtime.launch import RunOptions, Streams, run_command
+    from nika.run.launch import RunOptions, Streams, run_command
+    from nika.view.console import Console
 
     if args.concurrency < 1:
         print("nika run: --concurrency must be at least 1", file=sys.stderr)
@@ -167,7 +168,9 @@ def _run_run(args: argparse.Namespace) -> int:
         executor=args.executor,
         ray_address=args.ray_address,
     )
-    return run_command(options, Streams(out=sys.stdout, err=sys.stderr), extra_sinks=_otel_sinks())
+    views = Console(out=sys.stdout, json=options.json, report=options.report)
+    return run_command(options, Streams(out=sys.stdout, err=sys.stderr), views,
+                       extra_sinks=_otel_sinks())
 
 
 def _otel_sinks() -> tuple[SinkFactory, ...]:
@@ -244,7 +247,7 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
 def _run_trace(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from nika.runtime.trace import read_journal
+    from nika.journal.verify import read_journal
 
     try:
         data = read_journal(Path(args.file))
@@ -252,19 +255,19 @@ def _run_trace(args: argparse.Namespace) -> int:
         print(f"nika trace: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.action == "verify":
-        from nika.runtime.verify_report import report
+        from nika.view.verify_report import report
 
         verdict, lines = report(data, head=args.head)
         sys.stdout.write("".join(line + "\n" for line in lines))
     else:
-        from nika.runtime.trace import read_frames, verify
+        from nika.journal.verify import read_frames, verify
 
         verdict = verify(data, head=args.head)
         if args.html:
             return _write_html(args.html, data, verdict, str(Path(args.file)))
         from rich.console import Console
 
-        from nika.runtime.trace_show import render
+        from nika.view.trace_show import render
 
         render(read_frames(data), verdict, str(Path(args.file)), Console(highlight=False))
     # The tier ladder: every verdict that walks the chain (clean · finding · incomplete)
@@ -275,8 +278,8 @@ def _run_trace(args: argparse.Namespace) -> int:
 def _write_html(out: str, data: bytes, verdict: TraceVerdict, name: str) -> int:
     """`nika trace show --html OUT`: the page goes to OUT; the chain verdict sets the exit."""
     from nika._term import printable
-    from nika.runtime.trace import read_frames
-    from nika.runtime.trace_html import render_html
+    from nika.journal.verify import read_frames
+    from nika.view.trace_html import render_html
 
     page = render_html(read_frames(data), verdict, name).encode("utf-8")
     try:
@@ -327,7 +330,7 @@ def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
 def _run_receipt(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from nika.runtime.evidence import receipt_command
+    from nika.view.evidence import receipt_command
 
     def path(name: str) -> Path | None:
         value = getattr(args, name, None)

@@ -1,0 +1,5 @@
+"""The spec-17 journal as data, and its proofs: the typed frames (`frames`, their wire layout
+`wire`), the event bus that carries them (`bus`), the hash-chained NDJSON writer (`writer`) and
+reader (`decoded`, `verify`), what a run settled (`records`), the identities that key a task
+(`identity`), resume planning and replay (`resume`, `replay`), the cost ledger (`ledger`) and
+the run receipt (`receipt`, `receipt_schema`). Nothing here imports `nika.run` or a view."""

@@ -1,0 +1,98 @@
+"""`nika trace receipt build|explain|verify`: the run receipt at the command line.
+
+- `build JOURNAL --workflow FILE [--output OUT]` folds the journal's verdict and the
+  workflow's certificate into a receipt (stdout, or OUT); a journal that did not run that
+  workflow is refused (exit 2);
+- `explain RECEIPT` is a READING: every field's projection, then `unprojected: …` — the
+  fields the schema cannot render (exit 0, whatever it finds: a reading judges nothing);
+- `verify RECEIPT [--journal J] [--workflow W]` is the PROOF: the digest recomputed, the
+  journal re-walked, the workflow re-hashed — `VERIFIED` (exit 0) or `FORGED` (exit 2).
+
+A receipt past a decode bound is `REFUSED` with its typed class (exit 2), never read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Final, TextIO
+
+from nika._term import printable
+from nika.errors import NikaError
+from nika.journal.receipt import (
+    ReceiptRefused,
+    build,
+    decode,
+    ran,
+    trace_verdict,
+    verify_receipt,
+    workflow_identity,
+)
+from nika.journal.receipt_schema import explain
+from nika.journal.verify import read_journal
+
+EXIT_OK: Final = 0
+EXIT_FILE: Final = 2
+
+
+def receipt_command(action: str, target: Path, *, journal: Path | None = None,
+                    workflow: Path | None = None, output: Path | None = None,
+                    out: TextIO, err: TextIO) -> int:
+    """Run one `nika trace receipt` action; returns the exit status."""
+    try:
+        if action == "build":
+            return _build(target, workflow, output, out, err)
+        doc = decode(_read(target, 1 << 20))
+        if action == "explain":
+            out.write("".join(line + "\n" for line in explain(doc)))
+            return EXIT_OK
+        return _verify(doc, journal, workflow, out)
+    except ReceiptRefused as refused:
+        out.write(printable(f"REFUSED · {refused} — refused before it was read "
+                            "(15 §the verifier is a fortress)") + "\n")
+        return EXIT_FILE
+    except (OSError, NikaError) as exc:
+        why = exc.detail if isinstance(exc, NikaError) else (exc.strerror or str(exc))
+        err.write(printable(f"nika trace receipt: {why}") + "\n")
+        return EXIT_FILE
+
+
+def _read(path: Path, cap: int) -> bytes:
+    with path.open("rb") as handle:
+        return handle.read(cap + 1)
+
+
+def _build(journal: Path, workflow: Path | None, output: Path | None, out: TextIO,
+           err: TextIO) -> int:
+    if workflow is None:
+        err.write("nika trace receipt build: pass --workflow FILE, the workflow the journal "
+                  "ran (its certificate is folded into the receipt)\n")
+        return EXIT_FILE
+    data = read_journal(journal)
+    certificate, semantic, source = workflow_identity(workflow)
+    _, prologue = trace_verdict(data)
+    if not ran(prologue, semantic, source):
+        err.write(printable(f"nika trace receipt build: the journal {journal.name} did not run "
+                            f"{str(workflow)!r} (its boot manifest names another workflow); "
+                            "pass the workflow it ran") + "\n")
+        return EXIT_FILE
+    text = json.dumps(build(data, certificate, semantic), indent=1, sort_keys=True,
+                      ensure_ascii=False) + "\n"
+    if output is None:
+        out.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+    return EXIT_OK
+
+
+def _verify(doc: dict[str, object], journal: Path | None, workflow: Path | None,
+            out: TextIO) -> int:
+    data = read_journal(journal) if journal is not None else None
+    proves = workflow_identity(workflow)[1] if workflow is not None else None
+    checks = verify_receipt(doc, journal=data, proves=proves)
+    failed = [c for c in checks if not c.held]
+    head = "FORGED" if failed else "VERIFIED"
+    out.write(f"{head} · {len(checks) - len(failed)} of {len(checks)} claim(s) hold\n")
+    out.write("".join(printable(f"  {c.claim}: {'holds' if c.held else 'BROKEN'} · {c.detail}")
+                      + "\n" for c in checks))
+    return EXIT_FILE if failed else EXIT_OK
