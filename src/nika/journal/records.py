@@ -103,3 +103,6 @@ class RunResult:
     cleanup: frozenset[str] = field(default_factory=frozenset)
     paused: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """The prompts a paused run waits on, by name (`approve`, `call/approve` in a child)."""
+    error: NikaError | None = None
+    """The workflow's own terminal error, beside its tasks' (a refused output contract, a run
+    that could not progress): what its terminal frame carries."""

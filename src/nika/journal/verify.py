@@ -272,3 +272,29 @@ def read_frames(data: bytes) -> Iterator[Frame]:
         raw = parse_frame(line)
         if raw is not None:
             yield _frame(n, _kind(raw), raw)
+
+
+HEAD_PREFIX_MIN: Final = 12
+"""The shortest head a display command takes (`trace verify|show --head`): the README and the
+run's last line print heads whole, people paste the first 12 hex digits. `--resume --head`
+takes all 64 (a pin against the writer it guards from must be the whole hash)."""
+
+
+def expand_head(data: bytes, prefix: str) -> str:
+    """The full line hash of the journal line whose hash begins with `prefix` (the last such
+    line: a pinned head is the last line a run wrote); `prefix` itself when none does, so the
+    walk reports the mismatch. `prefix` is lower-case hex of `HEAD_PREFIX_MIN`-64 digits."""
+    if len(prefix) == 64:
+        return prefix
+    found = prefix
+    for line in data[:MAX_FILE].split(b"\n"):
+        if line and line_hash(line).startswith(prefix):
+            found = line_hash(line)
+    return found
+
+
+def is_journal(data: bytes) -> bool:
+    """Whether `data` reads as a journal at all: it opens a JSON object. A journal whose frames
+    were edited still does (the walk calls it forged); a workflow file or an empty one does
+    not."""
+    return data.lstrip()[:1] == b"{"

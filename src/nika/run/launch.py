@@ -28,6 +28,7 @@ import contextlib
 import dataclasses
 import os
 import signal
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,7 @@ from nika.journal.frames import UnitAttempt, WorkflowEnded
 from nika.journal.records import RunResult
 from nika.journal.replay import Replay, ResumePlan
 from nika.journal.resume import ResumeRefusal, load_plan
+from nika.journal.runs import Policy, sweep
 from nika.journal.writer import TRACE_DIR, JournalSink, manifest
 from nika.masking import Masker
 from nika.providers import resolve_provider
@@ -124,6 +126,8 @@ class RunOptions:
     """Where verb attempts run: `local` (this process) or `ray` (a Ray cluster's workers)."""
     ray_address: str | None = None
     """`--ray-address` (else NIKA_RAY_ADDRESS; neither: a local Ray instance for this run)."""
+    no_gc: bool = False
+    """Skip the trace collection at run start (ADR-100 D2)."""
 
 
 @dataclass(slots=True)
@@ -201,8 +205,14 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
         return EXIT_USAGE if exc.code == codes.CLUSTER_003 else EXIT_FAILURE
     mask = Masker(secrets.values())
     replay = Replay(workflow, options.file.parent.resolve(), options.model or workflow.model, plan)
+    traces = options.trace_dir or Path.cwd() / TRACE_DIR
+    if not options.no_gc:  # maintenance rides usage (ADR-100 D2): one line when it acts
+        swept = sweep(traces, Policy.from_env(env), time.time_ns(),
+                      keep=(options.resume,) if options.resume is not None else ())
+        if swept is not None:
+            streams.err.write(swept + "\n")
     journal = JournalSink(
-        options.trace_dir or Path.cwd() / TRACE_DIR, mask=mask,
+        traces, mask=mask,
         manifest=manifest(source, workflow, semantic=replay.semantic(),
                           extra=plan.manifest if plan is not None else None))
     sinks: list[EventSink] = [journal, *views.sinks()]
@@ -222,8 +232,10 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
     if options.output == "json":
         if result.state == "success":
             streams.out.write(json_printable(loose_json(mask(dict(result.outputs)))) + "\n")
-    elif not options.json and workflow.outputs:
+    elif not options.json and workflow.outputs and result.state == "success":
         streams.out.write(json_printable(loose_json(mask(dict(result.outputs)))) + "\n")
+    if result.state == "failure":
+        _print_failure(streams.err, result)
     if journal.path is not None:
         torn = " · INCOMPLETE: a write failed" if journal.failed else ""
         streams.err.write(f"journal {_shown(journal.path)} · head {journal.head}{torn}\n")
@@ -239,6 +251,21 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
         return exit_code(stop.received)
     return {"success": EXIT_OK, "failure": EXIT_FAILURE, "cancelled": EXIT_CANCELLED,
             "paused": EXIT_PAUSED}[result.state]
+
+
+def _print_failure(err: TextIO, result: RunResult) -> None:
+    """Why the run failed, in full and whatever the output mode: each failed task's code and
+    detail, then the workflow's own error (an output contract, a run that could not go on)."""
+    for task, record in result.records.items():
+        if record.status == "failure" and record.error is not None:
+            err.write(f"nika run: task {task!r} failed: {record.error.code}: "
+                      f"{printable(record.error.detail)}\n")
+    if result.error is not None:
+        err.write(f"nika run: {result.error.code}: {printable(result.error.detail)}\n")
+    if result.output_error is not None:
+        name = result.output_error.details.get("output")
+        err.write(f"nika run: output {printable(str(name))!r} failed its contract, so no "
+                  "outputs were printed\n")
 
 
 def _force_exit(bus: EventBus, stop: Stop, workflow: Workflow) -> None:

@@ -383,7 +383,8 @@ class Runner:
         ordered: dict[str, TaskRecord] = {
             t: self._records[t] for t in self._workflow.tasks if t in self._records
         }
-        return RunResult(state, ordered, outputs, output_error, cleanup, dict(self._paused))
+        return RunResult(state, ordered, outputs, output_error, cleanup, dict(self._paused),
+                         error)
 
 
 def _json(value: Any) -> str:

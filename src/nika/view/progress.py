@@ -76,7 +76,7 @@ class ProgressSink:
         if isinstance(frame, TaskEnded):
             parts.append(f"{frame.duration_ms} ms")
             if frame.error is not None and frame.status in ("failure", "skipped"):
-                parts.append(f"{frame.error.code} · {frame.error.detail[:160]}")
+                parts.append(f"{frame.error.code} · {frame.error.detail}")  # whole: the fix ends it
         elif isinstance(frame, TaskRetrying):
             parts.append(f"attempt {frame.attempt} · {frame.code}")
         return ("  [dim]" + _shown(" · ".join(parts)) + "[/]") if parts else ""

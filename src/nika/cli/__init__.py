@@ -3,7 +3,8 @@
 Exit codes: 0 clean · 1 findings or failure · 2 usage. `nika trace verify` follows the spec's
 tier ladder instead: 0 whenever the chain walks (clean · finding · incomplete), 2 for a
 forged or refused journal (the FILE class). Each subcommand registers
-itself from one `_add_<name>` function listed in `_SUBCOMMANDS`.
+itself from one `_add_<name>` function listed in `_SUBCOMMANDS`; `trace.py` holds `nika trace`
+(its module loads only when that command runs).
 """
 
 from __future__ import annotations
@@ -11,44 +12,20 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING
 
 from nika import __version__
-from nika._term import terminal_columns
+from nika.cli._parser import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    Handler,
+    _Parser,
+    _UsageError,
+)
 
 if TYPE_CHECKING:
-    from nika.journal.verify import TraceVerdict
     from nika.run.launch import SinkFactory
-
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-EXIT_USAGE = 2
-
-Handler = Callable[[argparse.Namespace], int]
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's help formatter, sized without `shutil`: argparse builds one per argument
-    just to validate its metavar, and `shutil` (with bz2, lzma) is no part of a check."""
-
-    def __init__(self, prog: str) -> None:
-        super().__init__(prog, width=terminal_columns() - 2)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error returns through `main` instead of calling `sys.exit`."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        raise _UsageError(f"{self.prog}: error: {message}")
-
-
-class _UsageError(Exception):
-    pass
 
 
 def _read_source(name: str) -> bytes:
@@ -167,6 +144,7 @@ def _run_run(args: argparse.Namespace) -> int:
         answers=tuple(args.answer),
         executor=args.executor,
         ray_address=args.ray_address,
+        no_gc=args.no_gc,
     )
     views = Console(out=sys.stdout, json=options.json, report=options.report)
     return run_command(options, Streams(out=sys.stdout, err=sys.stderr), views,
@@ -222,6 +200,10 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--resume-compat", metavar="VERSION",
                    help="declare a journal recorded by another engine version compatible "
                    "(must name the recorded version exactly; journaled on the boot manifest)")
+    p.add_argument("--no-gc", action="store_true",
+                   help="skip this run's trace collection (ADR-100: per workflow the newest 10 "
+                   "runs, 30 days, 256 MB per project; paused and newest runs are never "
+                   "collected)")
     p.add_argument("--resume-unverified", action="store_true",
                    help="resume from a journal whose hash chain does not verify (the claim is "
                    "journaled on the boot manifest)")
@@ -244,101 +226,10 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.set_defaults(handler=_run_run)
 
 
-def _run_trace(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from nika.journal.verify import read_journal
-
-    try:
-        data = read_journal(Path(args.file))
-    except OSError as exc:
-        print(f"nika trace: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.action == "verify":
-        from nika.view.verify_report import report
-
-        verdict, lines = report(data, head=args.head)
-        sys.stdout.write("".join(line + "\n" for line in lines))
-    else:
-        from nika.journal.verify import read_frames, verify
-
-        verdict = verify(data, head=args.head)
-        if args.html:
-            return _write_html(args.html, data, verdict, str(Path(args.file)))
-        from rich.console import Console
-
-        from nika.view.trace_show import render
-
-        render(read_frames(data), verdict, str(Path(args.file)), Console(highlight=False))
-    # The tier ladder: every verdict that walks the chain (clean · finding · incomplete)
-    # exits 0; a broken chain or a refused journal exits 2, the FILE class.
-    return EXIT_OK if verdict.walks else EXIT_USAGE
-
-
-def _write_html(out: str, data: bytes, verdict: TraceVerdict, name: str) -> int:
-    """`nika trace show --html OUT`: the page goes to OUT; the chain verdict sets the exit."""
-    from nika._term import printable
-    from nika.journal.verify import read_frames
-    from nika.view.trace_html import render_html
-
-    page = render_html(read_frames(data), verdict, name).encode("utf-8")
-    try:
-        with open(out, "wb") as handle:
-            handle.write(page)
-    except OSError as exc:
-        print(f"nika trace: cannot write {printable(out)!r}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return EXIT_USAGE
-    print(f"wrote {printable(out)} ({len(page):,} bytes) · {printable(verdict.render())}")
-    return EXIT_OK if verdict.walks else EXIT_USAGE  # the same tier ladder as the text view
-
-
 def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
-    p = sub.add_parser("trace", help="read a run journal (.nika/traces/*.ndjson)")
-    actions = p.add_subparsers(
-        dest="action", metavar="ACTION", parser_class=_Parser, required=True, prog="nika trace"
-    )
-    verify = actions.add_parser(
-        "verify", help="walk the hash chain: CLEAN · FINDING · INCOMPLETE · FORGED · REFUSED")
-    show = actions.add_parser("show", help="render the run as a readable timeline")
-    show.add_argument("--html", metavar="OUT",
-                      help="write the run as one self-contained HTML page to OUT instead")
-    for action in (verify, show):
-        action.add_argument("file", metavar="FILE", help="the journal file")
-        action.add_argument(
-            "--head", metavar="HEX", help="the head printed at run end: binds the last line too"
-        )
-        action.set_defaults(handler=_run_trace)
-    receipt = actions.add_parser("receipt", help="the run receipt: build · explain · verify")
-    steps = receipt.add_subparsers(dest="step", metavar="STEP", parser_class=_Parser,
-                                   required=True, prog="nika trace receipt")
-    build = steps.add_parser("build", help="fold a journal and its workflow into a receipt")
-    build.add_argument("file", metavar="JOURNAL", help="the run's journal")
-    build.add_argument("--workflow", metavar="FILE", required=True,
-                       help="the workflow the journal ran")
-    build.add_argument("--output", metavar="OUT", help="write the receipt to OUT")
-    explain = steps.add_parser("explain", help="read a receipt: every field's projection")
-    explain.add_argument("file", metavar="RECEIPT", help="the receipt (JSON)")
-    check = steps.add_parser("verify", help="prove a receipt: digest, journal, workflow")
-    check.add_argument("file", metavar="RECEIPT", help="the receipt (JSON)")
-    check.add_argument("--journal", metavar="FILE", help="re-walk this journal")
-    check.add_argument("--workflow", metavar="FILE", help="re-hash this workflow")
-    for step in (build, explain, check):
-        step.set_defaults(handler=_run_receipt)
+    from nika.cli.trace import add_trace  # built only when `nika trace` is run (or --help)
 
-
-def _run_receipt(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from nika.view.evidence import receipt_command
-
-    def path(name: str) -> Path | None:
-        value = getattr(args, name, None)
-        return Path(value) if value else None
-
-    return receipt_command(args.step, Path(args.file), journal=path("journal"),
-                           workflow=path("workflow"), output=path("output"),
-                           out=sys.stdout, err=sys.stderr)
+    add_trace(sub)
 
 
 _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] = {
@@ -382,6 +273,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     return handler(args)
 
-
-if __name__ == "__main__":
-    sys.exit(main())
