@@ -12,7 +12,8 @@ SIGHUP: tasks cancelled, children reaped, report and terminal frame written — 
 every child carries the watchdog marker of `children.py`, so none outlives the engine).
 
 `--resume JOURNAL` (ADR-099, see `resume`) judges the journal before the first frame: a
-broken chain exits 2, an unreadable journal 2, another engine version without the matching
+broken or absent chain exits 2, a head other than the one `--head` pins 2, an unreadable
+journal 2, another engine version without the matching
 `--resume-compat` 3; a `--from` or `--answer` naming no fitting task exits 2.
 
 `--output json` is the export contract (01 §what leaves a run, 08 §sub-workflow invocation):
@@ -55,7 +56,7 @@ from nika.runtime.placement import LOCAL, Placement
 from nika.runtime.progress import ProgressSink
 from nika.runtime.replay import Replay, ResumePlan
 from nika.runtime.report import EventLog, build_report, refused_report, to_json
-from nika.runtime.resume import ResumeRefusal, load_plan
+from nika.runtime.resume import ResumeRefusal, load_plan, pinned_head
 from nika.runtime.runner import Runner, RunResult
 from nika.runtime.secrets import resolve_secrets
 from nika.runtime.services import ProviderPool, RunServices
@@ -100,6 +101,8 @@ class RunOptions:
     """The recorded engine version the operator declares compatible (17 §the fold law)."""
     resume_unverified: bool = False
     """Resume from a journal whose chain does not verify (journaled on the manifest)."""
+    resume_head: str | None = None
+    """`--head HEX`: the head the resumed journal must end at (the full 64 hex digits)."""
     from_task: str | None = None
     """With `resume`: run this task and its downstream live even when their hashes match."""
     answers: Sequence[str] = ()
@@ -240,6 +243,11 @@ def _force_exit(bus: EventBus, stop: Stop, workflow: Workflow) -> None:
 def _plan(options: RunOptions, workflow: Workflow) -> ResumePlan | None:
     """The judged, folded resume journal (None without `--resume`)."""
     if options.resume is None:
+        if options.resume_head is not None:
+            raise ResumeRefusal(NikaError(
+                codes.RESUME_006, "--head pins the head of the journal --resume reads; pass it "
+                "with --resume JOURNAL (`nika trace verify JOURNAL --head HEX` checks a journal "
+                "alone)"), EXIT_USAGE)
         if options.from_task is not None:
             raise ResumeRefusal(NikaError(
                 codes.RESUME_004, f"--from {options.from_task} re-runs part of a resumed run; "
@@ -252,8 +260,10 @@ def _plan(options: RunOptions, workflow: Workflow) -> ResumePlan | None:
             codes.RESUME_004, f"--from {options.from_task!r} names no task of "
             f"{workflow.name!r} (tasks: {declared}); name the task to re-run from",
             details={"task": options.from_task}), EXIT_USAGE)
+    head = pinned_head(options.resume_head) if options.resume_head is not None else None
     return load_plan(options.resume, derive(workflow), compat=options.resume_compat,
-                     unverified=options.resume_unverified, from_task=options.from_task)
+                     unverified=options.resume_unverified, from_task=options.from_task,
+                     head=head)
 
 
 def _answers(options: RunOptions, workflow: Workflow) -> dict[str, str]:
