@@ -382,7 +382,8 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
             outcome = await Runner(
                 sub_services, inputs=bind_inputs(sub.inputs, args, env),
                 concurrency=options.concurrency, placement=placement,
-                replay=Replay(sub, sub_services.workflow_dir, sub_services.model, sub_plan),
+                replay=Replay(sub, sub_services.workflow_dir, sub_services.model, sub_plan,
+                              replay.closure),
                 child=lambda p, a, u: child(p, a, u, depth + 1, child_bus, sub_gate,
                                             sub_services, sub_plan),
             ).run()
