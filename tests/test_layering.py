@@ -50,7 +50,8 @@ BOTTOM: Final = frozenset(
 )
 
 _BELOW_RUNTIME: Final = frozenset(
-    {"bottom", "syntax", "stdlib", "decide", "media", "check", "agent", "providers", "tools"}
+    {"bottom", "syntax", "stdlib", "decide", "media", "check", "agent", "providers", "tools",
+     "journal"}
 )
 
 ALLOWED: Final[dict[str, frozenset[str]]] = {
@@ -63,6 +64,8 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     "agent": frozenset({"bottom", "syntax", "stdlib", "check", "agent"}),
     "providers": frozenset({"bottom", "syntax", "agent", "providers"}),
     "tools": frozenset({"bottom", "syntax", "stdlib", "check", "agent", "media", "tools"}),
+    "journal": frozenset({"bottom", "syntax", "stdlib", "decide", "media", "check", "agent",
+                          "journal"}),
     "runtime": _BELOW_RUNTIME | {"runtime"},
     "telemetry": _BELOW_RUNTIME | {"runtime", "telemetry"},
     "cli": _BELOW_RUNTIME | {"runtime", "telemetry", "cli"},
