@@ -255,6 +255,16 @@ def _run_trace(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"nika trace: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
+    if args.head is not None:  # the full head, as `--resume --head` takes it: never a prefix
+        from nika._term import printable
+        from nika.runtime.resume import ResumeRefusal, pinned_head
+
+        try:
+            args.head = pinned_head(args.head)
+        except ResumeRefusal as refusal:
+            print(f"nika trace: {refusal.error.code}: {printable(refusal.error.detail)}",
+                  file=sys.stderr)
+            return EXIT_USAGE
     if args.action == "verify":
         from nika.runtime.verify_report import report
 

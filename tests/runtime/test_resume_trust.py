@@ -178,3 +178,12 @@ def test_head_pins_the_journal_the_run_printed(tmp_path: Path) -> None:
     code, err = project.run("--resume", str(rechained))
     assert code == 0 and "unpinned" in err
     assert _prologue(project.journals()[-1])["resume_head_pinned"] is False
+
+
+def test_trace_verify_takes_the_same_full_head(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    journal, head = _first_run(project)
+    code, out, _ = project.nika("trace", "verify", str(journal), "--head", head.upper())
+    assert code == 0 and out.startswith("CLEAN")
+    code, out, err = project.nika("trace", "verify", str(journal), "--head", head[:8])
+    assert code == 2 and out == "" and "NIKA-RESUME-006" in err and "prefix" in err
