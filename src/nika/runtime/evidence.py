@@ -86,7 +86,8 @@ def _build(journal: Path, workflow: Path | None, output: Path | None, out: TextI
     text = json.dumps(build(data, certificate, semantic), indent=1, sort_keys=True,
                       ensure_ascii=False) + "\n"
     if not text.isascii():
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # never a half-write
+        # a lone surrogate from a document's text is no UTF-8: escaped, never a failed write
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if output is None:
         out.write(text)
     else:
