@@ -11,10 +11,10 @@ prompt awaits `--resume --answer`, see `pause`) · 130 / 143 / 129 (stopped by S
 SIGHUP: tasks cancelled, children reaped, report and terminal frame written — `signals.py`;
 every child carries the watchdog marker of `children.py`, so none outlives the engine).
 
-`--resume JOURNAL` (ADR-099, see `resume`) judges the journal before the first frame: a
-broken or absent chain exits 2, a head other than the one `--head` pins 2, an unreadable
-journal 2, another engine version without the matching
-`--resume-compat` 3; a `--from` or `--answer` naming no fitting task exits 2.
+`--resume JOURNAL` (ADR-099, see `resume`) judges the journal before the first frame: a broken
+or absent chain, a head other than `--head` pins, an unreadable journal exit 2, another engine
+version without the matching `--resume-compat` 3; a `--from` or `--answer` naming no fitting
+task exits 2.
 
 `--output json` is the export contract (01 §what leaves a run, 08 §sub-workflow invocation):
 stdout carries exactly one JSON object, the typed `outputs:` (`{}` when none are declared),
@@ -56,7 +56,7 @@ from nika.runtime.placement import LOCAL, Placement
 from nika.runtime.progress import ProgressSink
 from nika.runtime.replay import Replay, ResumePlan
 from nika.runtime.report import EventLog, build_report, refused_report, to_json
-from nika.runtime.resume import ResumeRefusal, load_plan, pinned_head
+from nika.runtime.resume import ResumeRefusal, head_without_journal, load_plan
 from nika.runtime.runner import Runner, RunResult
 from nika.runtime.secrets import resolve_secrets
 from nika.runtime.services import ProviderPool, RunServices
@@ -244,10 +244,7 @@ def _plan(options: RunOptions, workflow: Workflow) -> ResumePlan | None:
     """The judged, folded resume journal (None without `--resume`)."""
     if options.resume is None:
         if options.resume_head is not None:
-            raise ResumeRefusal(NikaError(
-                codes.RESUME_006, "--head pins the head of the journal --resume reads; pass it "
-                "with --resume JOURNAL (`nika trace verify JOURNAL --head HEX` checks a journal "
-                "alone)"), EXIT_USAGE)
+            raise head_without_journal()
         if options.from_task is not None:
             raise ResumeRefusal(NikaError(
                 codes.RESUME_004, f"--from {options.from_task} re-runs part of a resumed run; "
@@ -260,10 +257,9 @@ def _plan(options: RunOptions, workflow: Workflow) -> ResumePlan | None:
             codes.RESUME_004, f"--from {options.from_task!r} names no task of "
             f"{workflow.name!r} (tasks: {declared}); name the task to re-run from",
             details={"task": options.from_task}), EXIT_USAGE)
-    head = pinned_head(options.resume_head) if options.resume_head is not None else None
     return load_plan(options.resume, derive(workflow), compat=options.resume_compat,
                      unverified=options.resume_unverified, from_task=options.from_task,
-                     head=head)
+                     head=options.resume_head)
 
 
 def _answers(options: RunOptions, workflow: Workflow) -> dict[str, str]:

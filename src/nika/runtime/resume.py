@@ -98,11 +98,19 @@ def pinned_head(text: str) -> str:
                   "(`journal … · head HEX`)", EXIT_BROKEN, head=text[:80])
 
 
+def head_without_journal() -> ResumeRefusal:
+    """The refusal of `--head` passed to a run that resumes nothing (exit 2)."""
+    return _refuse(codes.RESUME_006, "--head pins the head of the journal --resume reads; "
+                   "pass it with --resume JOURNAL (`nika trace verify JOURNAL --head HEX` "
+                   "checks a journal alone)", EXIT_BROKEN)
+
+
 def load_plan(path: Path, graph: Graph, *, compat: str | None = None,
               unverified: bool = False, from_task: str | None = None,
               head: str | None = None) -> ResumePlan:
     """Judge `path` and fold it (see the module docstring); raises `ResumeRefusal`.
-    `head` is the pinned head (`pinned_head`), or None."""
+    `head` is `--head` as typed (judged by `pinned_head`), or None."""
+    head = pinned_head(head) if head is not None else None
     try:
         data = read_journal(path)
     except OSError as exc:
