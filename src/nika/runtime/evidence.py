@@ -55,8 +55,9 @@ def receipt_command(action: str, target: Path, *, journal: Path | None = None,
             return EXIT_OK
         return _verify(doc, journal, workflow, out)
     except ReceiptRefused as refused:
-        out.write(printable(f"REFUSED · {refused} — refused before it was read "
-                            "(15 §the verifier is a fortress)") + "\n")
+        out.write(printable(f"REFUSED · {refused} — refused before it was read (15 §the "
+                            "verifier is a fortress); pass a receipt `nika trace receipt "
+                            "build` wrote") + "\n")
         return EXIT_FILE
     except (OSError, NikaError) as exc:
         why = exc.detail if isinstance(exc, NikaError) else (exc.strerror or str(exc))
