@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from nika.check.side_files import read_capped
 from nika.runtime.identity import Closure
 from nika.syntax.loader import load_document
@@ -138,9 +140,12 @@ outputs:""")
     assert grand.below["word/workflow:../child.nika.yaml"].digest == "cycle"
 
 
-def test_a_diamond_is_read_once(tmp_path: Path, monkeypatch: Any) -> None:
+def test_a_diamond_is_read_and_parsed_once(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "leaf.nika.yaml").write_text(GRAND, encoding="utf-8")
-    mid = CHILD.replace("sub/grand.nika.yaml", "leaf.nika.yaml")
+    shared = CHILD.replace("sub/grand.nika.yaml", "leaf.nika.yaml")
+    (tmp_path / "shared.nika.yaml").write_text(shared, encoding="utf-8")
+    mid = CHILD.replace("sub/grand.nika.yaml", "shared.nika.yaml")
     (tmp_path / "a.nika.yaml").write_text(mid, encoding="utf-8")
     (tmp_path / "b.nika.yaml").write_text(mid, encoding="utf-8")
     top = tmp_path / "top.nika.yaml"
@@ -152,18 +157,24 @@ tasks:
   b:
     invoke: { workflow: "b.nika.yaml" }
 """, encoding="utf-8")
-    reads: list[Path] = []
-    real = read_capped
-
-    def counted(path: Path, cap: int) -> Any:
-        reads.append(path)
-        return real(path, cap)
-
-    monkeypatch.setattr("nika.runtime.identity.read_capped", counted)
     workflow = _workflow(top)
+    reads: list[Path] = []
+    builds: list[str] = []
+
+    def counted_read(path: Path, cap: int) -> Any:
+        reads.append(path)
+        return read_capped(path, cap)
+
+    def counted_build(doc: Any) -> Any:
+        builds.append(doc.root["nika"])
+        return build_workflow(doc)
+
+    monkeypatch.setattr("nika.runtime.identity.read_capped", counted_read)
+    monkeypatch.setattr("nika.runtime.identity.build_workflow", counted_build)
     walker = Closure()
     a = walker.files(workflow.tasks[TaskId("a")], tmp_path, None)
     b = walker.files(workflow.tasks[TaskId("b")], tmp_path, None)
-    assert list(a.values()) == list(b.values())  # same bytes below, same digest
-    leaf = (tmp_path / "leaf.nika.yaml").resolve()
-    assert reads.count(leaf) == 1  # named twice, read and folded once
+    assert list(a.values()) == list(b.values())  # the same bytes below: the same digest
+    assert reads.count((tmp_path / "shared.nika.yaml").resolve()) == 1
+    assert reads.count((tmp_path / "leaf.nika.yaml").resolve()) == 1
+    assert sorted(builds) == ["child", "child", "child"]  # a, b, shared; the leaf: never

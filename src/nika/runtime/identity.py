@@ -155,17 +155,20 @@ class Reach:
 
 Reader = Callable[[Path, int], bytes | Unreadable]
 """Reads one side file under a cap (`check.side_files.read_capped`, or a caching wrapper)."""
+Builder = Callable[[Path, bytes], Workflow | None]
+"""A child's model from its bytes, or None when it does not build (`Closure` caches it)."""
 
 
 def reaches(task: Task, workflow_dir: Path, default_model: str | None,
-            read: Reader | None = None) -> tuple[Reach, ...]:
+            read: Reader | None = None, build: Builder | None = None) -> tuple[Reach, ...]:
     """The files `task`'s definition names directly, in the order it names them: its skills,
     then its child workflow. `workflow_dir` is the declaring file's directory (paths resolve
     from it, as the check and the run resolve them); `default_model` is the declaring
     workflow's effective default model. A registry child and a templated child path are not
     files this engine reads (both are refused before they could run: NIKA-COMP-001).
-    `read` defaults to the check's guarded reader (regular files only, capped)."""
-    read = read or read_capped
+    `read` defaults to the check's guarded reader (regular files only, capped), `build` to
+    parsing and building the child's text."""
+    read, build = read or read_capped, build or _build
     out: list[Reach] = []
     body = task.body
     if isinstance(body, AgentBody):
@@ -175,8 +178,8 @@ def reaches(task: Task, workflow_dir: Path, default_model: str | None,
             and "${{" not in body.workflow and not body.workflow.startswith("registry:"):
         found = _read(read, f"workflow:{body.workflow}", workflow_dir, body.workflow,
                       MAX_DOCUMENT_BYTES)
-        child = _build(found.data) if found.data is not None and _may_reach(found.data) \
-            else None
+        child = build(found.path, found.data) if found.path is not None \
+            and found.data is not None and _may_reach(found.data) else None
         out.append(dataclasses.replace(
             found, workflow=child,
             model=(child.model if child is not None else None) or default_model))
@@ -202,7 +205,7 @@ def _may_reach(data: bytes) -> bool:
     return any(word in data for word in (b"workflow", b"skills", b"\\", b"\x00"))
 
 
-def _build(data: bytes) -> Workflow | None:
+def _build(_path: Path, data: bytes) -> Workflow | None:
     try:
         workflow, errors = build_workflow(load_document(data))
     except NikaError:
@@ -235,9 +238,10 @@ class Closure:
     first identifies the task (before any task starts). A child path computed by an
     expression is never walked: the check refuses it (spec 14 law 1, a static target:
     NIKA-COMP-001), so no such child runs; an engine that admitted one would key it the same
-    way, by its resolved path and the bytes it read at launch. Bounded: each distinct file
-    (and inherited model) is read and folded once (a diamond costs one read), a cycle — which
-    the check also refuses — ends as `cycle`, and the walk stops `MAX_CLOSURE_DEPTH` deep.
+    way, by its resolved path and the bytes it read at launch. Bounded: each distinct file is
+    read and parsed once, and folded once per inherited model (a diamond costs one read), a
+    cycle — which the check also refuses — ends as `cycle`, and the walk stops
+    `MAX_CLOSURE_DEPTH` deep.
 
     `files` gives the definition hash its side-file entries; `tree` gives the nodes, for a
     caller folding its own digest over the same closure (the semantic hash)."""
@@ -245,12 +249,18 @@ class Closure:
     def __init__(self) -> None:
         self._nodes: dict[tuple[Path, str | None], Node] = {}
         self._bytes: dict[tuple[Path, int], bytes | Unreadable] = {}
+        self._built: dict[Path, Workflow | None] = {}
 
     def _cached(self, path: Path, cap: int) -> bytes | Unreadable:
         found = self._bytes.get((path, cap))
         if found is None:
             found = self._bytes[(path, cap)] = read_capped(path, cap)
         return found
+
+    def _parsed(self, path: Path, data: bytes) -> Workflow | None:
+        if path not in self._built:
+            self._built[path] = _build(path, data)
+        return self._built[path]
 
     def files(self, task: Task, workflow_dir: Path, default_model: str | None) -> dict[str, str]:
         """`name -> digest` for every file `task` names, each digest covering its closure."""
@@ -261,7 +271,7 @@ class Closure:
              default_model: str | None) -> dict[str, Node]:
         """`name -> Node` for every file `task` names directly."""
         return {r.name: self._node(r, ())
-                for r in reaches(task, workflow_dir, default_model, self._cached)}
+                for r in reaches(task, workflow_dir, default_model, self._cached, self._parsed)}
 
     def _node(self, reach: Reach, trail: tuple[Path, ...]) -> Node:
         if reach.data is None:
@@ -277,7 +287,8 @@ class Closure:
             return Node(reach, "cycle" if reach.path in trail else "too deep", {})
         below = {f"{task_id}/{r.name}": self._node(r, (*trail, reach.path))
                  for task_id, task in reach.workflow.tasks.items()
-                 for r in reaches(task, reach.path.parent, reach.model, self._cached)}
+                 for r in reaches(task, reach.path.parent, reach.model, self._cached,
+                                  self._parsed)}
         node = Node(reach, digest(CLOSURE_DOMAIN, {
             "sha256": own, "model": reach.model,
             "below": {k: n.digest for k, n in below.items()}}), below)
