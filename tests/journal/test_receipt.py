@@ -91,7 +91,8 @@ def test_a_run_s_receipt_builds_reads_in_full_and_verifies(
     capsys.readouterr()
     assert main(["trace", "receipt", "verify", str(out), "--journal", str(run),
                  "--workflow", "flow.nika.yaml"]) == 0
-    assert capsys.readouterr().out.startswith("VERIFIED · 3 of 3")
+    shown = capsys.readouterr().out
+    assert shown.startswith("VERIFIED · 12 of 12") and "unchecked" not in shown
 
 
 def test_a_doctored_receipt_reads_the_same_but_never_verifies(
@@ -119,19 +120,17 @@ def test_a_receipt_for_another_workflow_is_refused(
 @pytest.mark.parametrize(("data", "kind"), [
     (b"{" + b" " * MAX_ARTIFACT + b"}", "Oversized"),
     (b"[" * 33 + b"]" * 33, "TooDeep"),
-    (json.dumps({"a": "[" * 40}).encode(), None),  # brackets inside a string are text
     (b'{"digest": "a", "digest": "b"}', "Malformed"),
     (b'{"a": 1} trailing', "Malformed"),
     (b"[1, 2]", "Malformed"),
     (json.dumps({"assertions": [{"assert": "x"}] * 65}).encode(), "ProofFlood"),
-    (json.dumps({"k" * 257: 1}).encode(), "IdOverflow"),
     (json.dumps({"proves": "p" * 300}).encode(), "IdOverflow"),
+    # admitted by the decode step (as the reference decoder admits them), not receipts
+    (json.dumps({"a": "[" * 40}).encode(), "Malformed"),  # brackets inside a string are text
+    (json.dumps({"k" * 257: 1}).encode(), "Malformed"),  # a long key is no identifier field
 ])
 def test_a_receipt_past_a_bound_is_refused_with_its_typed_class(
-        data: bytes, kind: str | None) -> None:
-    if kind is None:
-        assert decode(data) == {"a": "[" * 40}
-        return
+        data: bytes, kind: str) -> None:
     with pytest.raises(ReceiptRefused) as refused:
         decode(data)
     assert refused.value.kind == kind

@@ -15,12 +15,13 @@ NOW = 100 * DAY
 
 def _journal(directory: Path, name: str, workflow: str, started: int, state: str | None,
              size: int = 0, paused: tuple[str, ...] = (), cost: float | None = None) -> Path:
-    first = {"chain": "c", "fields": [{"key": "workflow", "value": workflow}],
+    first: dict[str, object] = {"chain": "c", "fields": [{"key": "workflow", "value": workflow}],
              "kind": "workflow_started", "timestamp": started}
     lines = [json.dumps(first), json.dumps({"kind": "task_started", "fields": [],
                                             "pad": "x" * size})]
     if state is not None:
-        fields = [{"key": "workflow", "value": workflow}, {"key": "state", "value": state}]
+        fields: list[dict[str, object]] = [{"key": "workflow", "value": workflow},
+                                           {"key": "state", "value": state}]
         if paused:
             fields.append({"key": "paused", "value": list(paused)})
         if cost is not None:

@@ -140,6 +140,7 @@ def _run_run(args: argparse.Namespace) -> int:
         resume=Path(args.resume) if args.resume else None,
         resume_compat=args.resume_compat,
         resume_unverified=args.resume_unverified,
+        resume_head=args.head,
         from_task=args.from_task,
         answers=tuple(args.answer),
         executor=args.executor,
@@ -207,6 +208,9 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--resume-unverified", action="store_true",
                    help="resume from a journal whose hash chain does not verify (the claim is "
                    "journaled on the boot manifest)")
+    p.add_argument("--head", metavar="HEX",
+                   help="with --resume: the head the original run printed (all 64 hex digits); "
+                   "the journal must end there, or the resume is refused")
     p.add_argument("--from", dest="from_task", metavar="TASK",
                    help="with --resume: re-run TASK and everything downstream of it live")
     p.add_argument("--answer", action="append", default=[], metavar="TASK=VALUE",

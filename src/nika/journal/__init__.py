@@ -2,4 +2,6 @@
 `wire`), the event bus that carries them (`bus`), the hash-chained NDJSON writer (`writer`) and
 reader (`decoded`, `verify`), what a run settled (`records`), the identities that key a task
 (`identity`), resume planning and replay (`resume`, `replay`), the cost ledger (`ledger`) and
-the run receipt (`receipt`, `receipt_schema`). Nothing here imports `nika.run` or a view."""
+the run receipt (`receipt`, `receipt_schema`), the run list and its retention (`runs`), and
+the one decode step for untrusted JSON (`untrusted`) they all start from. Nothing here
+imports `nika.run` or a view."""

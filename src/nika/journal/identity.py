@@ -2,8 +2,10 @@
 
 - the DEFINITION hash — the task's behaviour-bearing fields as the model holds them (the verb
   body · `with:` · `after:` · `when:` · `for_each:` · `retry:` · `on_error:` · `returns:` ·
-  `extract:` · `lift:`), plus the model it resolves to and the bytes of the side files it
-  reads as part of its definition (agent skills, a child workflow). Locations, `timeout:` and
+  `extract:` · `lift:`), plus the model it resolves to and its composition closure: the
+  bytes of every file its definition can reach (its agent skills, its child workflow, and
+  recursively the child's skills and children — `Closure`), so an edit to a grandchild
+  re-runs the task that invokes the child. Locations, `timeout:` and
   `group:` are not behaviour: editing them re-keys nothing, and neither does whitespace, a
   comment or key order (the model is the parsed workflow, not its text);
 - the RESOLVED-INPUT hash — the values the task's `${{ }}` references read, one entry per
@@ -24,7 +26,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -34,9 +37,11 @@ from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError
 from nika.syntax.binding import parse_sites
 from nika.syntax.expr import Reference, references
-from nika.syntax.model import AgentBody, InvokeBody, Task, Workflow
+from nika.syntax.loader import MAX_DOCUMENT_BYTES, load_document
+from nika.syntax.model import AgentBody, InvokeBody, Task, Workflow, build_workflow
 
 DEF_DOMAIN: Final = b"nika-py/task-definition/1\x00"
+CLOSURE_DOMAIN: Final = b"nika-py/composition-closure/1\x00"
 INPUT_DOMAIN: Final = b"nika-py/task-input/1\x00"
 SEMANTIC_DOMAIN: Final = b"nika-py/semantic/1\x00"
 
@@ -46,7 +51,8 @@ _LOOP_ROOTS: Final = frozenset({"item", "index"})
 _MISSING: Final = {"$missing": True}
 _TASK_FIELDS: Final = tuple(f.name for f in dataclasses.fields(Task)
                             if f.name not in _NOT_BEHAVIOUR)
-_CHILD_CAP: Final = 1 << 20
+MAX_CLOSURE_DEPTH: Final = 16
+"""How deep the closure walk follows children (a run nests at most 8 levels)."""
 
 
 def digest(domain: bytes, value: Any) -> str:
@@ -130,24 +136,164 @@ def _values(task: Task) -> dict[str, Any]:
     return {name: getattr(task, name) for name in _TASK_FIELDS}
 
 
-def _file_digest(path: Path, cap: int) -> str:
-    data = read_capped(path, cap)
-    return "unreadable" if isinstance(data, Unreadable) else hashlib.sha256(data).hexdigest()
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """One file a task's definition names directly: an agent skill (`skill:<as written>`)
+    or a local child workflow (`workflow:<as written>`). `data` is None when the file cannot
+    be read (`why` says so); `workflow` is the child's model when it builds and its text can
+    name a file at all (`_may_reach`: a leaf child is not parsed); `model` is the
+    default model the child's own tasks inherit (its `model:` when parsed, else the
+    caller's: a leaf child's key then moves with the caller's default, never stale)."""
+
+    name: str
+    path: Path | None
+    data: bytes | None
+    workflow: Workflow | None = None
+    model: str | None = None
+    why: str = ""
 
 
-def side_files(task: Task, workflow_dir: Path) -> dict[str, str]:
-    """Digests of the files a task's definition names: its skills, its child workflow."""
-    out: dict[str, str] = {}
+Reader = Callable[[Path, int], bytes | Unreadable]
+"""Reads one side file under a cap (`check.side_files.read_capped`, or a caching wrapper)."""
+Builder = Callable[[Path, bytes], Workflow | None]
+"""A child's model from its bytes, or None when it does not build (`Closure` caches it)."""
+
+
+def reaches(task: Task, workflow_dir: Path, default_model: str | None,
+            read: Reader | None = None, build: Builder | None = None) -> tuple[Reach, ...]:
+    """The files `task`'s definition names directly, in the order it names them: its skills,
+    then its child workflow. `workflow_dir` is the declaring file's directory (paths resolve
+    from it, as the check and the run resolve them); `default_model` is the declaring
+    workflow's effective default model. A registry child and a templated child path are not
+    files this engine reads (both are refused before they could run: NIKA-COMP-001).
+    `read` defaults to the check's guarded reader (regular files only, capped), `build` to
+    parsing and building the child's text."""
+    read, build = read or read_capped, build or _build
+    out: list[Reach] = []
     body = task.body
     if isinstance(body, AgentBody):
         for raw in body.skills:
-            path = Path(raw) if Path(raw).is_absolute() else workflow_dir / raw
-            out[f"skill:{raw}"] = _file_digest(path, MAX_SKILL_BYTES)
-    if isinstance(body, InvokeBody) and body.workflow is not None and "${{" not in body.workflow:
-        path = Path(body.workflow)
-        out[f"workflow:{body.workflow}"] = _file_digest(
-            path if path.is_absolute() else workflow_dir / path, _CHILD_CAP)
-    return out
+            out.append(_read(read, f"skill:{raw}", workflow_dir, raw, MAX_SKILL_BYTES))
+    if isinstance(body, InvokeBody) and body.workflow is not None \
+            and "${{" not in body.workflow and not body.workflow.startswith("registry:"):
+        found = _read(read, f"workflow:{body.workflow}", workflow_dir, body.workflow,
+                      MAX_DOCUMENT_BYTES)
+        child = build(found.path, found.data) if found.path is not None \
+            and found.data is not None and _may_reach(found.data) else None
+        out.append(dataclasses.replace(
+            found, workflow=child,
+            model=(child.model if child is not None else None) or default_model))
+    return tuple(out)
+
+
+def _read(read: Reader, name: str, base: Path, raw: str, cap: int) -> Reach:
+    try:
+        path = (base / raw).resolve()  # an absolute `raw` replaces `base`
+    except (OSError, ValueError, RuntimeError):  # unencodable, too long, a symlink loop
+        return Reach(name, None, None, why="the OS cannot name the path")
+    data = read(path, cap)
+    if isinstance(data, Unreadable):
+        return Reach(name, path, None, why=data.why)
+    return Reach(name, path, data)
+
+
+def _may_reach(data: bytes) -> bool:
+    """Could this child's text name a file? Only a `workflow:` or `skills:` key can, so a
+    text holding neither word, no escape (a quoted key may spell a word in escapes) and no
+    NUL (a UTF-16 or UTF-32 text hides ASCII words) is not parsed: it reaches nothing, and
+    the run's own reading of the child stays its second, not its third."""
+    return any(word in data for word in (b"workflow", b"skills", b"\\", b"\x00"))
+
+
+def _build(_path: Path, data: bytes) -> Workflow | None:
+    try:
+        workflow, errors = build_workflow(load_document(data))
+    except NikaError:
+        return None
+    return None if errors else workflow
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One file of a composition closure: what reached it, its Merkle `digest` (its own
+    bytes' sha256 for a skill or a child that does not build; for a child workflow, a
+    digest over its bytes, the model its tasks inherit and every node below it), and the
+    nodes it reaches in turn, keyed `<task>/<name>`."""
+
+    reach: Reach
+    digest: str
+    below: Mapping[str, Node]
+
+
+class Closure:
+    """THE composition-closure walker: every file a task's definition can reach — its skills,
+    its child workflow, and recursively the child's own tasks' skills and children
+    (grandchildren, ...) — folded Merkle-wise, so an edit anywhere below re-keys the task
+    that reaches it (resume re-runs the invoking task; the semantic hash sees the change).
+
+    A child is keyed by its path AS WRITTEN (resolved from the declaring file's directory,
+    so a moved checkout re-keys nothing) and by the bytes read from the resolved file, once
+    per walker: a run shares one walker, so every identity in a run — the boot manifest's
+    semantic hash, each task's definition hash — reads the same bytes, read when the run
+    first identifies the task (before any task starts). A child path computed by an
+    expression is never walked: the check refuses it (spec 14 law 1, a static target:
+    NIKA-COMP-001), so no such child runs; an engine that admitted one would key it the same
+    way, by its resolved path and the bytes it read at launch. Bounded: each distinct file is
+    read and parsed once, and folded once per inherited model (a diamond costs one read), a
+    cycle — which the check also refuses — ends as `cycle`, and the walk stops
+    `MAX_CLOSURE_DEPTH` deep.
+
+    `files` gives the definition hash its side-file entries; `tree` gives the nodes, for a
+    caller folding its own digest over the same closure (the semantic hash)."""
+
+    def __init__(self) -> None:
+        self._nodes: dict[tuple[Path, str | None], Node] = {}
+        self._bytes: dict[tuple[Path, int], bytes | Unreadable] = {}
+        self._built: dict[Path, Workflow | None] = {}
+
+    def _cached(self, path: Path, cap: int) -> bytes | Unreadable:
+        found = self._bytes.get((path, cap))
+        if found is None:
+            found = self._bytes[(path, cap)] = read_capped(path, cap)
+        return found
+
+    def _parsed(self, path: Path, data: bytes) -> Workflow | None:
+        if path not in self._built:
+            self._built[path] = _build(path, data)
+        return self._built[path]
+
+    def files(self, task: Task, workflow_dir: Path, default_model: str | None) -> dict[str, str]:
+        """`name -> digest` for every file `task` names, each digest covering its closure."""
+        return {k: node.digest for k, node in self.tree(task, workflow_dir,
+                                                        default_model).items()}
+
+    def tree(self, task: Task, workflow_dir: Path,
+             default_model: str | None) -> dict[str, Node]:
+        """`name -> Node` for every file `task` names directly."""
+        return {r.name: self._node(r, ())
+                for r in reaches(task, workflow_dir, default_model, self._cached, self._parsed)}
+
+    def _node(self, reach: Reach, trail: tuple[Path, ...]) -> Node:
+        if reach.data is None:
+            return Node(reach, "unreadable", {})
+        own = hashlib.sha256(reach.data).hexdigest()
+        if reach.workflow is None or reach.path is None:
+            return Node(reach, own, {})
+        key = (reach.path, reach.model)
+        found = self._nodes.get(key)
+        if found is not None:
+            return found
+        if reach.path in trail or len(trail) >= MAX_CLOSURE_DEPTH:
+            return Node(reach, "cycle" if reach.path in trail else "too deep", {})
+        below = {f"{task_id}/{r.name}": self._node(r, (*trail, reach.path))
+                 for task_id, task in reach.workflow.tasks.items()
+                 for r in reaches(task, reach.path.parent, reach.model, self._cached,
+                                  self._parsed)}
+        node = Node(reach, digest(CLOSURE_DOMAIN, {
+            "sha256": own, "model": reach.model,
+            "below": {k: n.digest for k, n in below.items()}}), below)
+        self._nodes[key] = node
+        return node
 
 
 def definition_hash(task: Task, *, model: str | None,

@@ -7,45 +7,63 @@ outcome, verdict), the `assertions` (none: the `assert:` key left the language) 
 semantic hash of the workflow it attests, and `digest`, sha256 over the `receipt` domain tag
 and the canonical JSON of every other field, which binds them.
 
-`build` folds a journal and its workflow; `verify` is the proof: it recomputes the digest,
-and, given the journal and the workflow, re-walks the one and re-hashes the other. Reading
+`build` folds a journal and its workflow; `verify_receipt` is the proof: it re-derives
+every claim the receipt makes — the digest over the other fields; each `trace_verdict`
+member (verdict, chain, events, head, outcome, sealing) from the journal's walk; `proves`
+and the `certificate` from the workflow (its semantic hash, its check); that the journal ran
+that workflow (its verified boot manifest) — and reports a claim it was not given the
+evidence for as `unchecked`, never as holding. The digest is unkeyed: anyone can recompute
+it after an edit, so a receipt given alone proves nothing but its own consistency. Reading
 (`receipt_schema.explain`) never recomputes anything: a projection is not evidence.
 
-A receipt is untrusted input. `decode` applies the artifact bounds of 15 in the fixed order
-— size, nesting depth (scanned before parsing), parse, structure — and refuses with a typed
-class (`Oversized` · `TooDeep` · `Malformed` · `ProofFlood` · `IdOverflow`), never repairing.
+A receipt is untrusted input. `decode` runs the untrusted-JSON decode step
+(`journal.untrusted`: the artifact bounds of 15 in their fixed order — size, nesting depth
+scanned before parsing, parse, structure — with their typed classes `Oversized` · `TooDeep`
+· `Malformed` · `ProofFlood` · `IdOverflow`), then refuses as `Malformed` what that step
+admits but no receipt is: another top-level value, a duplicate key, a non-finite number
+(`NaN`, `1e999`), a lone surrogate, a missing or mistyped field, a `receipt_format` other
+than 1. Nothing is repaired.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from nika.canonical import canonical_bytes
+from nika.canonical import canonical_bytes, canonical_json, plain
 from nika.errors import NikaError
+from nika.journal.untrusted import MAX_ARTIFACT_BYTES, Decoded, DecodeRefused, decode_untrusted
 from nika.journal.verify import Frame, verify
 
 RECEIPT_FORMAT: Final = 1
 DOMAIN: Final = b"nika-py/receipt/1\x00"
-MAX_ARTIFACT: Final = 1 << 20
-MAX_DEPTH: Final = 32
-MAX_PROOF_NODES: Final = 64
-MAX_IDENTIFIER: Final = 256
+MAX_ARTIFACT: Final = MAX_ARTIFACT_BYTES
 LOCK_UNRECORDED: Final = "unrecorded — the journal does not carry the run's nika.lock digest"
-_IDENTIFIERS: Final = frozenset({"task", "assert", "proves", "digest", "head"})
 _OUTCOMES: Final = {"workflow_completed": "completed", "workflow_failed": "failed",
                     "workflow_cancelled": "cancelled", "workflow_paused": "paused",
                     "run_sealed": "sealed"}
+_FIELDS: Final[dict[str, tuple[type, str]]] = {
+    "receipt_format": (int, "number"), "proves": (str, "string"),
+    "certificate": (dict, "object"), "trace_verdict": (dict, "object"),
+    "assertions": (list, "array"), "lock_digest": (str, "string"), "digest": (str, "string"),
+}
+"""Every field of a `receipt_format: 1` receipt, with the JSON type it must hold."""
+_WALKED: Final[dict[str, tuple[type, ...]]] = {
+    "chain": (str,), "events": (int,), "head": (str, type(None)), "outcome": (str,),
+    "sealed": (bool,), "verdict": (str,),
+}
+"""The `trace_verdict` members the walk re-derives, with the types they may hold."""
 
 Refusal = Literal["Oversized", "TooDeep", "Malformed", "ProofFlood", "IdOverflow"]
+Status = Literal["holds", "BROKEN", "unchecked"]
 
 
 class ReceiptRefused(Exception):
-    """A receipt past one of the artifact bounds: `kind` is the typed class."""
+    """A receipt refused before it is read: past a decode bound, or not a receipt at all
+    (`Malformed`). `kind` is the typed class."""
 
     def __init__(self, kind: Refusal, detail: str) -> None:
         super().__init__(f"{kind}: {detail}")
@@ -53,73 +71,64 @@ class ReceiptRefused(Exception):
 
 
 def decode(data: bytes) -> dict[str, Any]:
-    """A receipt's bytes as a JSON object, within the 15 bounds (raises `ReceiptRefused`)."""
-    if len(data) > MAX_ARTIFACT:
-        raise ReceiptRefused("Oversized", f"the receipt is {len(data)} bytes, beyond the "
-                             f"artifact bound ({MAX_ARTIFACT} bytes)")
-    depth = _depth(data)
-    if depth > MAX_DEPTH:
-        raise ReceiptRefused("TooDeep", f"the receipt nests {depth} levels, beyond the "
-                             f"bound ({MAX_DEPTH})")
+    """A receipt's bytes as a `receipt_format: 1` document: the untrusted decode step's
+    bounds (`journal.untrusted`), then the receipt's own shape (raises `ReceiptRefused`)."""
     try:
-        doc = json.loads(data.decode("utf-8"), object_pairs_hook=_unique)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ReceiptRefused("Malformed", f"not one JSON document ({exc})") from None
+        decoded = decode_untrusted(data)
+    except DecodeRefused as refused:
+        raise ReceiptRefused(refused.kind, refused.detail) from None
+    return _receipt(decoded)
+
+
+def _malformed(why: str) -> ReceiptRefused:
+    return ReceiptRefused("Malformed", f"not a receipt: {why}")
+
+
+def _receipt(decoded: Decoded) -> dict[str, Any]:
+    """Refuse what the decode admitted but no receipt holds, then the wrong shape."""
+    doc = decoded.value
     if not isinstance(doc, dict):
-        raise ReceiptRefused("Malformed", "the receipt is not a JSON object")
-    assertions = doc.get("assertions")
-    if isinstance(assertions, list) and len(assertions) > MAX_PROOF_NODES:
-        raise ReceiptRefused("ProofFlood", f"{len(assertions)} assertions, beyond the bound "
-                             f"({MAX_PROOF_NODES})")
-    _identifiers(doc)
+        raise _malformed(f"the document is a JSON {_kind(doc)}, a receipt is one object")
+    if decoded.duplicate_keys:
+        raise _malformed(f"the key {decoded.duplicate_keys[0][:80]!r} appears twice (two "
+                         "readers would disagree on which value counts)")
+    if decoded.non_finite:
+        raise _malformed("a number is not finite (NaN, Infinity, or one that overflows like "
+                         "1e999): no receipt field holds one")
+    if decoded.lone_surrogate:
+        raise _malformed("a string holds a lone surrogate escape (like \\ud800): it is not "
+                         "Unicode text")
+    version = doc.get("receipt_format")
+    if version != RECEIPT_FORMAT or isinstance(version, bool):
+        shown = "absent" if "receipt_format" not in doc else repr(version)[:40]
+        raise _malformed(f"receipt_format is {shown}; this engine reads receipt_format "
+                         f"{RECEIPT_FORMAT}")
+    for name, (kind, spelled) in _FIELDS.items():
+        value = doc.get(name)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            found = "absent" if name not in doc else f"a JSON {_kind(value)}"
+            raise _malformed(f"`{name}` is {found}; it must be a JSON {spelled}")
+    verdict: dict[str, Any] = doc["trace_verdict"]
+    for name, kinds in _WALKED.items():
+        value = verdict.get(name)
+        if name in verdict and (not isinstance(value, kinds)
+                                or isinstance(value, bool) and bool not in kinds
+                                or name == "events" and isinstance(value, int) and value < 0):
+            raise _malformed(f"`trace_verdict.{name}` is a JSON {_kind(value)} "
+                             f"({repr(value)[:40]}), not what the walk reports")
     return doc
 
 
-def _depth(data: bytes) -> int:
-    """The deepest bracket nesting, strings skipped (a scan: no recursion, no parse)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for byte in data:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
-            depth += 1
-            deepest = max(deepest, depth)
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
-    return deepest
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:  # two readers would disagree on which one counts
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-def _identifiers(value: Any) -> None:
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, list):
-            stack.extend(current)
-        elif isinstance(current, dict):
-            for key, item in current.items():
-                long_value = key in _IDENTIFIERS and isinstance(item, str) \
-                    and len(item.encode("utf-8")) > MAX_IDENTIFIER
-                if len(key.encode("utf-8")) > MAX_IDENTIFIER or long_value:
-                    raise ReceiptRefused("IdOverflow", f"an identifier ({key!r}) is longer "
-                                         f"than {MAX_IDENTIFIER} bytes")
-                stack.append(item)
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    return "array" if isinstance(value, list) else "null"
 
 
 def digest_of(receipt: Mapping[str, Any]) -> str:
@@ -159,36 +168,95 @@ def build(journal: bytes, certificate: Mapping[str, Any], proves: str) -> dict[s
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One verified claim of a receipt: what, and whether it held."""
+    """One claim of a receipt and what re-deriving it found: it `holds`, it is `BROKEN`, or
+    it is `unchecked` — the evidence to re-derive it was not given (or this engine has no
+    way to), and an unchecked claim is never reported as holding."""
 
     claim: str
-    held: bool
+    status: Status
     detail: str
 
 
 def verify_receipt(receipt: Mapping[str, Any], *, journal: bytes | None = None,
-                   proves: str | None = None) -> list[Check]:
-    """Recompute what the receipt claims: its digest; with the journal, its trace verdict;
-    with the workflow's semantic hash, what it proves."""
-    recorded = receipt.get("digest")
-    actual = digest_of(receipt)
-    checks = [Check("digest", recorded == actual,
-                    "binds every folded field" if recorded == actual else
-                    f"recorded {recorded!r}, recomputed {actual}")]
-    if journal is not None:
-        walked, _ = trace_verdict(journal)
-        claimed = receipt.get("trace_verdict")
-        claimed = claimed if isinstance(claimed, Mapping) else {}
-        diverged = [k for k in ("chain", "events", "head", "outcome")
-                    if claimed.get(k) != walked[k]]
-        checks.append(Check("trace_verdict", not diverged,
-                            "matches the journal's walk" if not diverged else
-                            "diverges from the journal's walk on " + ", ".join(diverged)))
-    if proves is not None:
-        held = receipt.get("proves") == proves
-        checks.append(Check("proves", held, "is this workflow's semantic hash" if held else
-                            f"names {receipt.get('proves')!r}, this workflow is {proves}"))
+                   proves: str | None = None, certificate: Mapping[str, Any] | None = None,
+                   source: bytes | None = None) -> list[Check]:
+    """Re-derive every claim of a decoded receipt: its digest always; with the journal, each
+    `trace_verdict` member from the walk (verdict, chain, events, head, outcome, sealing);
+    with the workflow (`proves` its semantic hash, `certificate` its check certificate,
+    `source` its bytes), what it proves and its certificate; with both, that the journal ran
+    that workflow. Every claim left without its evidence is `unchecked`."""
+    recorded, actual = receipt.get("digest"), digest_of(receipt)
+    checks = [Check("digest", "holds" if recorded == actual else "BROKEN",
+                    "binds every other field (an unkeyed digest: it shows the fields were not "
+                    "edited after it was computed, not who computed it)"
+                    if recorded == actual else f"recorded {recorded!r}, recomputed {actual}")]
+    checks += _workflow_claims(receipt, proves, certificate)
+    walked, prologue = trace_verdict(journal) if journal is not None else ({}, None)
+    checks.append(_ran(receipt, journal is not None, prologue, proves, source))
+    claimed: Mapping[str, Any] = receipt.get("trace_verdict") or {}
+    for name in sorted(claimed):
+        label = f"trace_verdict.{name}"
+        if name not in _WALKED:
+            checks.append(Check(label, "unchecked", "the walk derives no such member"))
+        elif journal is None:
+            checks.append(Check(label, "unchecked", "pass --journal to re-walk the chain"))
+        else:
+            held = claimed[name] == walked[name] and type(claimed[name]) is type(walked[name])
+            checks.append(Check(label, "holds" if held else "BROKEN",
+                                f"the walk gives {walked[name]!r}" if held else
+                                f"claims {claimed[name]!r}, the walk gives {walked[name]!r}"))
+    assertions = receipt.get("assertions")
+    checks.append(Check("assertions", "holds", "claims no assert: obligation") if not assertions
+                  else Check("assertions", "unchecked", f"{len(assertions)} obligation(s): "
+                             "this engine judges no assert: (the key left the language)"))
+    lock = receipt.get("lock_digest")
+    checks.append(Check("lock_digest", "holds", "claims no nika.lock")
+                  if isinstance(lock, str) and lock.startswith("unrecorded") else
+                  Check("lock_digest", "unchecked", "this engine resolves no nika.lock to "
+                        "compare a digest with"))
+    checks += [Check(name, "unchecked", "a field this engine derives nothing for")
+               for name in sorted(receipt) if name not in _FIELDS]
     return checks
+
+
+def _workflow_claims(receipt: Mapping[str, Any], proves: str | None,
+                     certificate: Mapping[str, Any] | None) -> list[Check]:
+    if proves is None or certificate is None:
+        why = "pass --workflow to re-derive it"
+        return [Check("proves", "unchecked", why), Check("certificate", "unchecked", why)]
+    held = receipt.get("proves") == proves
+    same = canonical_json(plain(receipt.get("certificate"))) == canonical_json(
+        plain(dict(certificate)))
+    return [Check("proves", "holds" if held else "BROKEN",
+                  "is the workflow's semantic hash" if held else
+                  f"names {receipt.get('proves')!r}, the workflow's semantic hash is {proves}"),
+            Check("certificate", "holds" if same else "BROKEN",
+                  "is the certificate the check derives from the workflow" if same else
+                  "differs from the certificate the check derives from the workflow")]
+
+
+def _ran(receipt: Mapping[str, Any], walked: bool, prologue: Mapping[str, Any] | None,
+         proves: str | None, source: bytes | None) -> Check:
+    """The claim that the journal ran the workflow the receipt proves."""
+    claim = "journal ran the workflow"
+    if not walked:
+        return Check(claim, "unchecked", "pass --journal (and --workflow) to check it")
+    if prologue is None:
+        return Check(claim, "BROKEN", "the journal has no verified boot manifest")
+    if proves is not None and source is not None:
+        held = ran(prologue, proves, source)
+        return Check(claim, "holds" if held else "BROKEN",
+                     "its boot manifest names this workflow" if held else
+                     "its boot manifest names another workflow")
+    recorded = prologue.get("semantic_hash")
+    if not isinstance(recorded, str):
+        return Check(claim, "unchecked", "the journal records no semantic hash; pass "
+                     "--workflow to compare its bytes")
+    held = recorded == receipt.get("proves")
+    return Check(claim, "holds" if held else "BROKEN",
+                 "its boot manifest names the semantic hash the receipt proves" if held else
+                 f"its boot manifest names {recorded}, the receipt proves "
+                 f"{receipt.get('proves')!r}")
 
 
 def workflow_identity(path: Path) -> tuple[dict[str, Any], str, bytes]:

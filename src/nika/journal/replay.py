@@ -27,11 +27,11 @@ from typing import Any, Final
 from nika.canonical import canonical_json
 from nika.journal.frames import Replayed
 from nika.journal.identity import (
+    Closure,
     InputHasher,
     definition_hash,
     iteration_hash,
     semantic_hash,
-    side_files,
 )
 from nika.syntax.model import Task, Workflow
 
@@ -147,8 +147,10 @@ class Replay:
     """One run's task identities and, when resuming, its plan's lookups."""
 
     def __init__(self, workflow: Workflow, workflow_dir: Path, default_model: str | None,
-                 plan: ResumePlan | None = None) -> None:
+                 plan: ResumePlan | None = None, closure: Closure | None = None) -> None:
         self._workflow = workflow
+        self.closure = closure or Closure()
+        """The run's one closure walker (a child workflow's `Replay` shares its caller's)."""
         self._dir = workflow_dir
         self._model = default_model
         self._hasher = InputHasher(workflow)
@@ -161,7 +163,7 @@ class Replay:
         if found is None:
             model = (task.model or self._model) if task.verb in ("infer", "agent") else None
             found = self._defs[task.id] = definition_hash(
-                task, model=model, files=side_files(task, self._dir))
+                task, model=model, files=self.closure.files(task, self._dir, self._model))
         return found
 
     def inputs(self, task: Task, env: Mapping[str, Any]) -> str:

@@ -5,15 +5,24 @@ The order is the trust amendment's (ADR-099 §5): a resume journal is an authori
 its recorded successes are served as results — so it is judged before anything is read
 from it.
 
-1. **The chain walk** — the same walk as `nika trace verify`. A walk that holds (clean ·
-   finding · incomplete, a torn tail included: a crash leaves an honest journal, and crash
-   resumption is the point) proceeds. A broken chain (edited, inserted, dropped, reordered,
-   unreadable mid-journal, over a bound) REFUSES with exit 2 (`NIKA-RESUME-001`), naming
-   the finding, `nika trace verify` and the opt-out: `--resume-unverified` proceeds loudly
-   and journals `resume_unverified: declared` with the walk's finding on the new run's boot
-   manifest, so a laundered journal never claims a clean ancestry. The flag is consumed only
-   when the walk objects. A chainless journal (a `--json` capture) carries nothing to verify:
-   it is trusted WITHOUT verification, said on stderr and on the manifest.
+1. **The chain walk** — the same walk as `nika trace verify`, over EVERY journal, whatever
+   its first line says. A walk that holds (clean · finding · incomplete, a torn tail
+   included: a crash leaves an honest journal, and crash resumption is the point) proceeds,
+   and the head it trusted is printed and journaled (`resume_head`). Anything else REFUSES
+   with exit 2 (`NIKA-RESUME-001`): a broken chain (edited, inserted, dropped, reordered,
+   unreadable mid-journal, over a bound) — a line 1 stripped of its `chain` member included —
+   and a journal that carries no chain at all (a `--json` capture), which has nothing to
+   verify. The refusal names the finding, `nika trace verify` and the opt-out:
+   `--resume-unverified` proceeds loudly and journals `resume_unverified: declared` with the
+   finding on the new run's boot manifest, which `nika trace verify` then reads as a
+   FINDING, never CLEAN — and a journal resumed from such a run inherits the claim
+   (`resume_unverified: inherited`), so no number of resumes launders it. The flag is
+   consumed only when the walk objects.
+   `--head HEX` pins the head the original run printed (the full 64 hex digits:
+   `NIKA-RESUME-006` otherwise): a journal whose last verified line does not hash to it is
+   refused with exit 2 (`NIKA-RESUME-005`), `--resume-unverified` or not. The chain is
+   unkeyed — whoever can write the file can re-chain an edit — so only the pin, kept apart
+   from the file, binds the journal to the run that printed it (docs/journal.md).
 2. **The version judgment** — a journal records the `engine_version` that wrote it. Another
    version is refused with exit 3 (`NIKA-RESUME-002`) naming both, unless the operator
    declares the compatibility with `--resume-compat V`, V being the recorded version
@@ -34,6 +43,7 @@ partial skip.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -42,13 +52,21 @@ from nika.check.graph import Graph
 from nika.errors import NikaError
 from nika.journal.decoded import ReadSettled, ReadWorkflowStarted, read_as
 from nika.journal.replay import Record, ResumePlan
-from nika.journal.verify import MAX_LINE, frame_fields, parse_frame, read_journal, verify
+from nika.journal.verify import (
+    MAX_LINE,
+    UNVERIFIED_CLAIMS,
+    frame_fields,
+    parse_frame,
+    read_journal,
+    verify,
+)
 from nika.journal.writer import ENGINE_VERSION
 from nika.syntax.model import TaskId
 
 EXIT_BROKEN: Final = 2
 EXIT_VERSION: Final = 3
 UNRECORDED: Final = "unrecorded"
+HEAD_DIGITS: Final = 64
 _FOLDED: Final = (b'"task_completed"', b'"checkpoint_written"')
 
 
@@ -65,9 +83,34 @@ def _refuse(code: str, detail: str, exit_code: int, **details: Any) -> ResumeRef
     return ResumeRefusal(NikaError(code, detail, details=details or None), exit_code)
 
 
+def pinned_head(text: str) -> str:
+    """`--head HEX` as the lowercase head it pins; raises `ResumeRefusal` (exit 2) unless
+    it is a full sha256 head: a short prefix is a weak pin against the very writer it guards
+    against (a few hex digits are cheap to grind)."""
+    value = text.strip().lower()
+    if len(value) == HEAD_DIGITS and all(c in "0123456789abcdef" for c in value):
+        return value
+    prefix = bool(value) and all(c in "0123456789abcdef" for c in value)
+    why = (f"is a {len(value)}-digit prefix; a prefix is not accepted" if prefix
+           else "is not a sha256 head")
+    raise _refuse(codes.RESUME_006, f"--head {text[:80]!r} {why} — pass the full "
+                  f"{HEAD_DIGITS} hex digits `nika run` printed at the end of the run "
+                  "(`journal … · head HEX`)", EXIT_BROKEN, head=text[:80])
+
+
+def head_without_journal() -> ResumeRefusal:
+    """The refusal of `--head` passed to a run that resumes nothing (exit 2)."""
+    return _refuse(codes.RESUME_006, "--head pins the head of the journal --resume reads; "
+                   "pass it with --resume JOURNAL (`nika trace verify JOURNAL --head HEX` "
+                   "checks a journal alone)", EXIT_BROKEN)
+
+
 def load_plan(path: Path, graph: Graph, *, compat: str | None = None,
-              unverified: bool = False, from_task: str | None = None) -> ResumePlan:
-    """Judge `path` and fold it (see the module docstring); raises `ResumeRefusal`."""
+              unverified: bool = False, from_task: str | None = None,
+              head: str | None = None) -> ResumePlan:
+    """Judge `path` and fold it (see the module docstring); raises `ResumeRefusal`.
+    `head` is `--head` as typed (judged by `pinned_head`), or None."""
+    head = pinned_head(head) if head is not None else None
     try:
         data = read_journal(path)
     except OSError as exc:
@@ -83,26 +126,35 @@ def load_plan(path: Path, graph: Graph, *, compat: str | None = None,
                       EXIT_BROKEN, journal=str(path))
     plan = ResumePlan(journal=path.name, head=None)
     plan.manifest["resume_of"] = path.name
-    if "chain" not in first:
-        plan.notices.append(f"the journal {path.name} carries no hash chain (a --json capture?): "
-                            "it is trusted WITHOUT verification")
-        plan.manifest["resume_chainless"] = "trusted without verification"
-    else:
-        _walk(data, path, plan, unverified)
-    _judge_version(read_as(ReadWorkflowStarted, frame_fields(first)).engine_version, compat,
-                   plan)
+    prologue = frame_fields(first)
+    _walk(data, path, plan, unverified, head, lines)
+    _inherit(prologue, path, plan)
+    _judge_version(read_as(ReadWorkflowStarted, prologue).engine_version, compat, plan)
     _fold(lines, plan)
     if from_task is not None:
         plan.forced = _downstream(graph, from_task)
     return plan
 
 
-def _walk(data: bytes, path: Path, plan: ResumePlan, unverified: bool) -> None:
+def _walk(data: bytes, path: Path, plan: ResumePlan, unverified: bool, head: str | None,
+          lines: list[bytes]) -> None:
     verdict = verify(data)
-    plan.head = verdict.head
-    if verdict.head is not None:
-        plan.manifest["resume_head"] = verdict.head
     if verdict.walks:
+        if head is not None and verdict.head != head:
+            raise _refuse(
+                codes.RESUME_005,
+                f"the --resume journal {path.name} ends at head {verdict.head}, not at the "
+                f"head --head pins ({head}): lines were added, removed or re-chained after "
+                "the run printed its head — resume from the journal that run wrote, or "
+                f"check the pin with `nika trace verify {path} --head {head}`",
+                EXIT_BROKEN, journal=str(path), head=head, found=verdict.head)
+        plan.head = verdict.head
+        pinned = "pinned by --head" if head is not None else "unpinned: pass --head to bind it"
+        if verdict.head is not None:
+            plan.manifest["resume_head"] = verdict.head
+            plan.manifest["resume_head_pinned"] = head is not None
+        plan.notices.append(f"resuming from {path.name} · chain verified · head "
+                            f"{verdict.head} ({pinned})")
         if verdict.status == "incomplete":
             plan.notices.append(f"the journal {path.name} is incomplete (the run was killed or "
                                 "crashed): resuming from its settled tasks")
@@ -110,19 +162,53 @@ def _walk(data: bytes, path: Path, plan: ResumePlan, unverified: bool) -> None:
             plan.notices.append("--resume-unverified was not needed: the journal's chain holds "
                                 "(nothing is claimed on the manifest)")
         return
-    finding = verdict.render()
+    chainless = not any(_chained(line) for line in lines)
+    finding = ("no line carries a hash chain (a --json capture, or a journal stripped of its "
+               "chain): nothing can be verified") if chainless else verdict.render()
+    if head is not None:
+        raise _refuse(
+            codes.RESUME_005,
+            f"--head pins {head}, but the --resume journal {path.name} does not verify — "
+            f"{finding}; a pinned head is confirmed only by a chain that walks to it",
+            EXIT_BROKEN, journal=str(path), head=head)
     if not unverified:
         raise _refuse(
             codes.RESUME_001,
             f"the --resume journal {path.name} does not verify — {finding}. A resumed run "
-            "serves that journal's results as its own, so a broken chain is refused: run "
-            f"`nika trace verify {path}` to see the break; if you edited or truncated the "
+            "serves that journal's results as its own, so an unverified journal is refused: "
+            f"run `nika trace verify {path}` to see why; if you edited or truncated the "
             "journal yourself and trust it, pass --resume-unverified (the claim is journaled "
             "on the new run's boot manifest)",
             EXIT_BROKEN, journal=str(path), line=verdict.line)
     plan.notices.append(f"--resume-unverified: proceeding on a journal that does not verify "
                         f"({finding}); the claim is journaled on this run's boot manifest")
     plan.manifest["resume_unverified"] = "declared"
+    plan.manifest["resume_unverified_finding"] = finding
+
+
+def _chained(line: bytes) -> bool:
+    """Does this line carry a `chain` member (wherever the walk broke)?"""
+    if b"chain" not in line or len(line) > MAX_LINE:
+        return False
+    frame = parse_frame(line)
+    return frame is not None and "chain" in frame
+
+
+def _inherit(prologue: Mapping[str, Any], path: Path, plan: ResumePlan) -> None:
+    """A journal whose own run resumed unverified passes the claim on: a second resume
+    never turns an unverified ancestry into a clean one."""
+    if "resume_unverified" in plan.manifest:
+        return
+    if not any(key in prologue for key in UNVERIFIED_CLAIMS):
+        return
+    why = prologue.get("resume_unverified_finding")
+    ancestor = prologue.get("resume_of")
+    finding = (f"{path.name} was itself resumed from an unverified journal "
+               f"({str(ancestor)[:200] if ancestor is not None else 'unrecorded'}: "
+               f"{str(why)[:400] if why is not None else 'trusted without verification'})")
+    plan.notices.append(f"the journal {finding}; the claim is carried onto this run's boot "
+                        "manifest")
+    plan.manifest["resume_unverified"] = "inherited"
     plan.manifest["resume_unverified_finding"] = finding
 
 

@@ -9,7 +9,9 @@ first three mean « the chain walks » and exit 0, the last two exit 2:
   frame is present;
 - `finding` — the chain holds but a NEP-0007 requirement is unmet: the run exercised effects
   (an `exec`, a tool that needs a grant) with zero `permit_checked` frames. An old journal or
-  a non-conformant engine lands here honestly — never forged, never a crash;
+  a non-conformant engine lands here honestly — never forged, never a crash. A run that
+  served results from a `--resume` journal that did not verify (its boot manifest says
+  `resume_unverified`) lands here too: its chain is its own, its ancestry only claimed;
 - `incomplete` — the chain holds but no lifecycle-terminal frame is ever reached: the run was
   killed or crashed between writes (17 §the end of the run: the READER names it, a dying
   process cannot). A last line cut short mid-write — a torn tail, from a crash or a power
@@ -56,6 +58,10 @@ WALKS: Final = frozenset({"clean", "finding", "incomplete"})
 """The verdicts that mean « the chain walks » (exit 0)."""
 _LOOP_SERVED: Final = frozenset({"nika:done", "nika:compose"})
 _EFFECT_KINDS: Final = frozenset({"task_started", "verb_invoked", "tool_invoked"})
+UNVERIFIED_CLAIMS: Final = ("resume_unverified", "resume_chainless")
+"""Boot-manifest claims that the run served results from a journal that did not verify
+(`resume_chainless`: what engines before the walk-every-journal rule wrote): such a journal
+is a FINDING, never CLEAN — a resume cannot launder a forged ancestry."""
 
 TraceStatus = Literal["clean", "finding", "incomplete", "forged", "refused"]
 Visit = Callable[["Frame"], None]
@@ -128,8 +134,17 @@ class _Witness:
     def __init__(self) -> None:
         self.effect: str | None = None
         self.decisions = 0
+        self.ancestry: str | None = None
 
     def see(self, kind: str, frame: Mapping[str, Any]) -> None:
+        if kind == "workflow_started" and self.ancestry is None:
+            fields = frame_fields(frame)
+            claim = next((fields[k] for k in UNVERIFIED_CLAIMS if k in fields), None)
+            if claim is not None:
+                self.ancestry = (f"the run served results from a --resume journal that did not "
+                                 f"verify (resume_unverified: {str(claim)[:40]}): its "
+                                 "ancestry is claimed, not proven")
+            return
         if kind == "permit_checked":
             self.decisions += 1
             return
@@ -150,12 +165,13 @@ class _Witness:
         if tool is not None and tool not in _LOOP_SERVED and needs_grant(tool):
             self.effect = f"tool {tool}"
 
-    def finding(self) -> str | None:
+    def findings(self) -> tuple[str, ...]:
+        found: tuple[str, ...] = () if self.ancestry is None else (self.ancestry,)
         if self.effect is None or self.decisions:
-            return None
-        return (f"the permit witness is absent: the run exercised effects ({self.effect}) "
-                "with zero permit_checked frames (NEP-0007 · an older journal, or an engine "
-                "that does not witness its decisions)")
+            return found
+        return (*found, f"the permit witness is absent: the run exercised effects "
+                f"({self.effect}) with zero permit_checked frames (NEP-0007 · an older "
+                "journal, or an engine that does not witness its decisions)")
 
 
 def verify(data: bytes, *, head: str | None = None, visit: Visit | None = None) -> TraceVerdict:
@@ -203,9 +219,9 @@ def verify(data: bytes, *, head: str | None = None, visit: Visit | None = None) 
     torn = torn_at is not None
     if terminal is None:
         return TraceVerdict("incomplete", count, tip, torn_at, torn=torn)
-    finding = witness.finding()
-    if finding is not None:
-        return TraceVerdict("finding", count, tip, torn_at, torn=torn, findings=(finding,),
+    findings = witness.findings()
+    if findings:
+        return TraceVerdict("finding", count, tip, torn_at, torn=torn, findings=findings,
                        terminal=terminal)
     return TraceVerdict("clean", count, tip, torn_at, torn=torn, terminal=terminal)
 

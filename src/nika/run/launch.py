@@ -11,9 +11,10 @@ prompt awaits `--resume --answer`, see `pause`) · 130 / 143 / 129 (stopped by S
 SIGHUP: tasks cancelled, children reaped, report and terminal frame written — `signals.py`;
 every child carries the watchdog marker of `children.py`, so none outlives the engine).
 
-`--resume JOURNAL` (ADR-099, see `resume`) judges the journal before the first frame: a
-broken chain exits 2, an unreadable journal 2, another engine version without the matching
-`--resume-compat` 3; a `--from` or `--answer` naming no fitting task exits 2.
+`--resume JOURNAL` (ADR-099, see `resume`) judges the journal before the first frame: a broken
+or absent chain, a head other than `--head` pins, an unreadable journal exit 2, another engine
+version without the matching `--resume-compat` 3; a `--from` or `--answer` naming no fitting
+task exits 2.
 
 `--output json` is the export contract (01 §what leaves a run, 08 §sub-workflow invocation):
 stdout carries exactly one JSON object, the typed `outputs:` (`{}` when none are declared),
@@ -47,7 +48,7 @@ from nika.journal.bus import EventBus, EventSink, SinkFailure
 from nika.journal.frames import UnitAttempt, WorkflowEnded
 from nika.journal.records import RunResult
 from nika.journal.replay import Replay, ResumePlan
-from nika.journal.resume import ResumeRefusal, load_plan
+from nika.journal.resume import ResumeRefusal, head_without_journal, load_plan
 from nika.journal.runs import Policy, sweep
 from nika.journal.writer import TRACE_DIR, JournalSink, manifest
 from nika.masking import Masker
@@ -118,6 +119,8 @@ class RunOptions:
     """The recorded engine version the operator declares compatible (17 §the fold law)."""
     resume_unverified: bool = False
     """Resume from a journal whose chain does not verify (journaled on the manifest)."""
+    resume_head: str | None = None
+    """`--head HEX`: the head the resumed journal must end at (the full 64 hex digits)."""
     from_task: str | None = None
     """With `resume`: run this task and its downstream live even when their hashes match."""
     answers: Sequence[str] = ()
@@ -281,6 +284,8 @@ def _force_exit(bus: EventBus, stop: Stop, workflow: Workflow) -> None:
 def _plan(options: RunOptions, workflow: Workflow) -> ResumePlan | None:
     """The judged, folded resume journal (None without `--resume`)."""
     if options.resume is None:
+        if options.resume_head is not None:
+            raise head_without_journal()
         if options.from_task is not None:
             raise ResumeRefusal(NikaError(
                 codes.RESUME_004, f"--from {options.from_task} re-runs part of a resumed run; "
@@ -294,7 +299,8 @@ def _plan(options: RunOptions, workflow: Workflow) -> ResumePlan | None:
             f"{workflow.name!r} (tasks: {declared}); name the task to re-run from",
             details={"task": options.from_task}), EXIT_USAGE)
     return load_plan(options.resume, derive(workflow), compat=options.resume_compat,
-                     unverified=options.resume_unverified, from_task=options.from_task)
+                     unverified=options.resume_unverified, from_task=options.from_task,
+                     head=options.resume_head)
 
 
 def _answers(options: RunOptions, workflow: Workflow) -> dict[str, str]:
@@ -408,7 +414,8 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
             outcome = await Runner(
                 sub_services, inputs=bind_inputs(sub.inputs, args, env),
                 concurrency=options.concurrency, placement=placement,
-                replay=Replay(sub, sub_services.workflow_dir, sub_services.model, sub_plan),
+                replay=Replay(sub, sub_services.workflow_dir, sub_services.model, sub_plan,
+                              replay.closure),
                 child=lambda p, a, u: child(p, a, u, depth + 1, child_bus, sub_gate,
                                             sub_services, sub_plan),
             ).run()

@@ -5,10 +5,16 @@
   workflow is refused (exit 2);
 - `explain RECEIPT` is a READING: every field's projection, then `unprojected: …` — the
   fields the schema cannot render (exit 0, whatever it finds: a reading judges nothing);
-- `verify RECEIPT [--journal J] [--workflow W]` is the PROOF: the digest recomputed, the
-  journal re-walked, the workflow re-hashed — `VERIFIED` (exit 0) or `FORGED` (exit 2).
+- `verify RECEIPT [--journal J] [--workflow W]` is the PROOF: every claim re-derived (the
+  digest; the trace verdict from the journal's walk; what it proves and its certificate from
+  the workflow; that the journal ran the workflow) and printed `holds`, `BROKEN` or
+  `unchecked` — `VERIFIED` (exit 0) only when every claim holds, `FORGED` (exit 2) when one
+  is broken, `UNVERIFIED` (exit 1) when none is broken but some went unchecked: a receipt
+  given alone, without its journal and workflow, is never VERIFIED.
 
-A receipt past a decode bound is `REFUSED` with its typed class (exit 2), never read.
+A receipt past a decode bound, or one that is not a receipt at all (not an object, a
+duplicate key, `NaN` or `1e999`, a lone surrogate, a missing or mistyped field, another
+`receipt_format`), is `REFUSED` with its typed class and why (exit 2), never read.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from nika.journal.receipt_schema import explain
 from nika.journal.verify import read_journal
 
 EXIT_OK: Final = 0
+EXIT_UNVERIFIED: Final = 1
 EXIT_FILE: Final = 2
 
 
@@ -48,8 +55,9 @@ def receipt_command(action: str, target: Path, *, journal: Path | None = None,
             return EXIT_OK
         return _verify(doc, journal, workflow, out)
     except ReceiptRefused as refused:
-        out.write(printable(f"REFUSED · {refused} — refused before it was read "
-                            "(15 §the verifier is a fortress)") + "\n")
+        out.write(printable(f"REFUSED · {refused} — refused before it was read (15 §the "
+                            "verifier is a fortress); pass a receipt `nika trace receipt "
+                            "build` wrote") + "\n")
         return EXIT_FILE
     except (OSError, NikaError) as exc:
         why = exc.detail if isinstance(exc, NikaError) else (exc.strerror or str(exc))
@@ -78,6 +86,9 @@ def _build(journal: Path, workflow: Path | None, output: Path | None, out: TextI
         return EXIT_FILE
     text = json.dumps(build(data, certificate, semantic), indent=1, sort_keys=True,
                       ensure_ascii=False) + "\n"
+    if not text.isascii():
+        # a lone surrogate from a document's text is no UTF-8: escaped, never a failed write
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if output is None:
         out.write(text)
     else:
@@ -88,11 +99,22 @@ def _build(journal: Path, workflow: Path | None, output: Path | None, out: TextI
 def _verify(doc: dict[str, object], journal: Path | None, workflow: Path | None,
             out: TextIO) -> int:
     data = read_journal(journal) if journal is not None else None
-    proves = workflow_identity(workflow)[1] if workflow is not None else None
-    checks = verify_receipt(doc, journal=data, proves=proves)
-    failed = [c for c in checks if not c.held]
-    head = "FORGED" if failed else "VERIFIED"
-    out.write(f"{head} · {len(checks) - len(failed)} of {len(checks)} claim(s) hold\n")
-    out.write("".join(printable(f"  {c.claim}: {'holds' if c.held else 'BROKEN'} · {c.detail}")
-                      + "\n" for c in checks))
-    return EXIT_FILE if failed else EXIT_OK
+    certificate = proves = source = None
+    if workflow is not None:
+        certificate, proves, source = workflow_identity(workflow)
+    checks = verify_receipt(doc, journal=data, proves=proves, certificate=certificate,
+                            source=source)
+    held = sum(c.status == "holds" for c in checks)
+    broken = sum(c.status == "BROKEN" for c in checks)
+    unchecked = len(checks) - held - broken
+    tally = f"{held} of {len(checks)} claim(s) hold"
+    if broken:
+        out.write(f"FORGED · {tally} · {broken} broken · {unchecked} unchecked\n")
+    elif unchecked:
+        out.write(f"UNVERIFIED · {tally} · {unchecked} unchecked — pass --journal and "
+                  "--workflow to re-derive them\n")
+    else:
+        out.write(f"VERIFIED · {tally}\n")
+    out.write("".join(printable(f"  {c.claim}: {c.status} · {c.detail}") + "\n"
+                      for c in checks))
+    return EXIT_FILE if broken else EXIT_UNVERIFIED if unchecked else EXIT_OK

@@ -37,7 +37,8 @@ MANIFEST_FIELDS: Final = (
     "stamper_kind", "clock", "seed",
 )
 """The boot-manifest fields 17 §the prologue names, in its order."""
-_CLAIMS: Final = ("resume_of", "resume_head", "resume_compat", "resume_unverified",
+_CLAIMS: Final = ("resume_of", "resume_head", "resume_head_pinned", "resume_compat",
+                  "resume_unverified",
                   "resume_unverified_finding", "resume_chainless")
 
 
