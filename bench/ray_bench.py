@@ -29,7 +29,8 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # every node on
 import ray  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from nika.runtime.launch import RunOptions, Streams, run_command  # noqa: E402
+from nika.run.launch import RunOptions, Streams, run_command  # noqa: E402
+from nika.view.console import Console
 
 STORE = 80 * 1024 * 1024
 NOOP = """\
@@ -58,7 +59,8 @@ def timed_run(path: Path, executor: str, work: Path) -> float:
     started = time.perf_counter()
     status = run_command(
         RunOptions(file=path, executor=executor, concurrency=50, trace_dir=work / "traces"),
-        Streams(out=StringIO(), err=StringIO()), environ={"PATH": os.environ["PATH"]})
+        Streams(out=StringIO(), err=StringIO()), Console(out=StringIO()),
+        environ={"PATH": os.environ["PATH"]})
     elapsed = time.perf_counter() - started
     assert status == 0, f"{path.name} on {executor} exited {status}"
     return elapsed

@@ -36,20 +36,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from nika.check.graph import derive
+from nika.journal._sync import fdatasync
+from nika.journal.bus import EventBus, EventSink, RunEvent
+from nika.journal.records import RunResult
+from nika.journal.replay import Replay
+from nika.journal.resume import load_plan
+from nika.journal.writer import DURABLE_KINDS, JournalSink, manifest
 from nika.masking import Masker
 from nika.providers.mock import MockProvider
-from nika.runtime._sync import fdatasync
-from nika.runtime.bus import EventBus, EventSink, RunEvent
-from nika.runtime.journal import DURABLE_KINDS, JournalSink, manifest
-from nika.runtime.permits import PermitGate
-from nika.runtime.replay import Replay
-from nika.runtime.report import EventLog
-from nika.runtime.resume import load_plan
-from nika.runtime.runner import Runner, RunResult
-from nika.runtime.services import ProviderPool, RunServices
-from nika.runtime.toolbox import Toolbox
+from nika.run.permits import PermitGate
+from nika.run.runner import Runner
+from nika.run.services import ProviderPool, RunServices
+from nika.run.toolbox import Toolbox
 from nika.syntax.loader import load_document
 from nika.syntax.model import Workflow, build_workflow
+from nika.view.report import EventLog
 
 EMIT = "invoke: { tool: nika:emit, args: { event_type: bench.tick } }"
 

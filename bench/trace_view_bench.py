@@ -35,18 +35,18 @@ from nika.agent.seams import (
     Usage,
     UserMessage,
 )
+from nika.journal.bus import EventBus
+from nika.journal.verify import read_frames, verify
+from nika.journal.writer import JournalSink, manifest
 from nika.masking import Masker
-from nika.runtime.bus import EventBus
-from nika.runtime.journal import JournalSink, manifest
-from nika.runtime.permits import PermitGate
-from nika.runtime.runner import Runner
-from nika.runtime.services import ProviderPool, RunServices
-from nika.runtime.toolbox import Toolbox
-from nika.runtime.trace import read_frames, verify
-from nika.runtime.trace_html import render_html
-from nika.runtime.trace_show import render
+from nika.run.permits import PermitGate
+from nika.run.runner import Runner
+from nika.run.services import ProviderPool, RunServices
+from nika.run.toolbox import Toolbox
 from nika.syntax.loader import load_document
 from nika.syntax.model import build_workflow
+from nika.view.trace_html import render_html
+from nika.view.trace_show import render
 
 TURNS = 500
 STALL_FROM = TURNS - 6  # the [stall] agent repeats itself from here: nudged, then stopped

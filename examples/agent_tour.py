@@ -35,7 +35,8 @@ from nika.agent.observe import ComposeChecked, Nudged, Stalled, ToolsSelected
 from nika.agent.seams import AssistantMessage, ToolResultMessage, UserMessage
 from nika.cli import main as nika
 from nika.errors import NikaError
-from nika.runtime.launch import RunOptions, Streams, run_command
+from nika.run.launch import RunOptions, Streams, run_command
+from nika.view.console import Console
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "tour"
@@ -343,7 +344,7 @@ def real_run() -> None:
     sys.stdout.flush()
     err = io.StringIO()
     code = run_command(RunOptions(file=flow.relative_to(ROOT), trace_dir=traces),
-                       Streams(sys.stdout, err))
+                       Streams(sys.stdout, err), Console(out=sys.stdout))
     [journal] = traces.glob("*.ndjson")
     shown = journal.relative_to(ROOT)
     show(f"exit {code} · journal {shown}", 4)

@@ -12,7 +12,7 @@ from nika.agent.fakes import ScriptedProvider
 from nika.backoff import backoff_delay
 from nika.errors import NikaError
 from nika.providers.retry import RetryingProvider
-from nika.runtime.retry import backoff_seconds
+from nika.run.retry import backoff_seconds
 from nika.syntax.task_blocks import Retry
 
 

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nika.canonical import canonical_bytes, canonical_json, loose_json
-from nika.runtime.identity import digest
-from nika.runtime.journal import encode, line_hash
+from nika.journal.identity import digest
+from nika.journal.writer import encode, line_hash
 
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)

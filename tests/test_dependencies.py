@@ -35,7 +35,7 @@ PROJECT: Final = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf
 
 GUARDED: Final[dict[str, str]] = {
     "nika.agent.embed": "embed",
-    "nika.runtime.cluster": "ray",
+    "nika.run.cluster": "ray",
     "nika.telemetry": "otel",
 }
 """Modules (and packages, with everything under them) an extra guards → that extra."""

@@ -9,20 +9,29 @@ The layers, bottom to top, and what each may import besides itself:
 |           | _gc, _term                                  |                                 |
 | syntax    | nika.syntax.* (incl. the provider catalog)  | bottom                          |
 | stdlib    | nika.stdlib.* (the builtins' declarations)  | bottom, syntax                  |
-| check     | nika.check.*                                | bottom, syntax, stdlib          |
+| decide    | nika.decide.* (the spec-11 kernel)          | bottom, syntax                  |
+| media     | nika.media.* (asset writes, PNG, SVG)       | bottom, syntax                  |
+| check     | nika.check.*                                | bottom, syntax, stdlib, decide, |
+|           |                                             | media                           |
 | agent     | nika.agent.*                                | bottom, syntax, stdlib, check   |
 | providers | nika.providers.*                            | bottom, syntax, agent (seams)   |
 | tools     | nika.tools.*                                | bottom, syntax, stdlib, check,  |
-|           |                                             | agent                           |
-| runtime   | nika.runtime.*                              | all of the above                |
-| telemetry | nika.telemetry.* (renders run/agent events) | all of the above and runtime    |
-| cli       | nika.cli                                    | everything below                |
-| warm      | nika.warm.* (the `nika` entry: the warm     | everything below                |
-|           | check client, its server)                   |                                 |
-| facade    | nika (the package `__init__`)               | everything below                |
+|           |                                             | agent, media                    |
+| journal   | nika.journal.* (the spec-17 record, proofs) | all of the above ("below run")  |
+| run       | nika.run.* (scheduling, verbs, Ray)         | below run, journal              |
+| view      | nika.view.* (what a person reads)           | below run, journal              |
+| telemetry | nika.telemetry.* (OpenTelemetry sink)       | below run, journal              |
+| cli       | nika.cli                                    | everything above but serve      |
+| serve     | nika.serve.* (the `nika` entry, the warm    | everything but the facade       |
+|           | check client and server, LSP, MCP)          |                                 |
+| facade    | nika (the package `__init__`)               | below run, journal, run,        |
+|           |                                             | telemetry, cli                  |
 
+So `run → journal ← view`: the run writes the record, a view reads it, and neither imports the
+other; only `cli` and `serve` import a view (the CLI assembles a run's views and hands them to
+`run.launch`). `telemetry` is a sink over journal data like a view, wired by the CLI too.
 `providers` and `tools` are siblings: neither imports the other. `check` in particular never
-imports agent, providers, runtime or tools; it reads each builtin's argument contract from
+imports agent, providers, run or tools; it reads each builtin's argument contract from
 `stdlib`, the same declarations the executor in `tools` judges calls by. The one sanctioned
 upward edge is the version constant: `from nika import __version__` (journal headers,
 telemetry resource, `--version`). Imports under `if TYPE_CHECKING:` and inside functions
@@ -49,9 +58,8 @@ BOTTOM: Final = frozenset(
      "prices", "energy", "_gc", "_term"}
 )
 
-_BELOW_RUNTIME: Final = frozenset(
-    {"bottom", "syntax", "stdlib", "decide", "media", "check", "agent", "providers", "tools",
-     "journal"}
+_BELOW_RUN: Final = frozenset(
+    {"bottom", "syntax", "stdlib", "decide", "media", "check", "agent", "providers", "tools"}
 )
 
 ALLOWED: Final[dict[str, frozenset[str]]] = {
@@ -64,12 +72,13 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     "agent": frozenset({"bottom", "syntax", "stdlib", "check", "agent"}),
     "providers": frozenset({"bottom", "syntax", "agent", "providers"}),
     "tools": frozenset({"bottom", "syntax", "stdlib", "check", "agent", "media", "tools"}),
-    "journal": _BELOW_RUNTIME | {"journal"},
-    "runtime": _BELOW_RUNTIME | {"runtime"},
-    "telemetry": _BELOW_RUNTIME | {"runtime", "telemetry"},
-    "cli": _BELOW_RUNTIME | {"runtime", "telemetry", "cli"},
-    "warm": _BELOW_RUNTIME | {"runtime", "telemetry", "cli", "warm"},
-    "facade": _BELOW_RUNTIME | {"runtime", "telemetry", "cli"},
+    "journal": _BELOW_RUN | {"journal"},
+    "run": _BELOW_RUN | {"journal", "run"},
+    "view": _BELOW_RUN | {"journal", "view"},
+    "telemetry": _BELOW_RUN | {"journal", "telemetry"},
+    "cli": _BELOW_RUN | {"journal", "run", "view", "telemetry", "cli"},
+    "serve": _BELOW_RUN | {"journal", "run", "view", "telemetry", "cli", "serve"},
+    "facade": _BELOW_RUN | {"journal", "run", "telemetry", "cli"},
 }
 
 
@@ -221,7 +230,7 @@ def test_an_upward_import_is_caught_in_every_spelling() -> None:
     cases = {
         "from nika.providers.catalog import parse_model\n": "check → providers",
         "import nika.agent.seams\n": "check → agent",
-        "from nika import runtime\n": "check → runtime",
+        "from nika import run\n": "check → run",
         "from nika import NikaError\n": "check → facade",
         "from ..tools import mcp\n": "check → tools",
         "def f():\n    from nika.agent import compose\n": "check → agent",
@@ -237,10 +246,10 @@ def test_an_upward_import_is_caught_in_every_spelling() -> None:
 def test_downward_and_sibling_rules_hold_both_ways() -> None:
     assert violations("from nika.check import check\n", "nika.agent.compose") == []
     assert violations("from nika.agent.seams import Provider\n", "nika.providers") == []
-    assert violations("from nika import __version__\n", "nika.runtime.journal") == []
+    assert violations("from nika import __version__\n", "nika.journal.writer") == []
     assert violations("from nika.tools import mcp\n", "nika.providers.mock") != []
     assert violations("from nika.providers import mock\n", "nika.tools.mcp") != []
-    assert violations("from nika.telemetry import otel\n", "nika.runtime.runner") != []
+    assert violations("from nika.telemetry import otel\n", "nika.run.runner") != []
     assert violations("from . import loader\n", "nika.syntax", is_package=True) == []
 
 
@@ -271,15 +280,34 @@ def test_every_computed_import_names_its_table_and_no_table_is_stale() -> None:
 def test_an_upward_import_by_name_is_caught() -> None:
     rungs = (
         "import importlib\n"
-        'RUNGS = ("nika.check.models", "nika.runtime.runner")\n'
+        'RUNGS = ("nika.check.models", "nika.run.runner")\n'
         "def _rung(name):\n"
         "    return importlib.import_module(name)\n"
     )
     [found] = violations(rungs, "nika.check", is_package=True)
-    assert found == "nika.check:4 imports nika.runtime.runner (check → runtime)"
+    assert found == "nika.check:4 imports nika.run.runner (check → run)"
     literal = "from importlib import import_module\nimport_module('nika.tools.mcp')\n"
     [found] = violations(literal, "nika.check.models")
     assert "check → tools" in found
     unnamed = "import importlib\ndef load(name):\n    return importlib.import_module(name)\n"
     with pytest.raises(AssertionError, match="add the constant table"):
         violations(unnamed, "nika.check.dag")
+
+
+def test_the_run_and_its_views_meet_only_in_the_journal() -> None:
+    assert violations("from nika.journal.bus import RunEvent\n", "nika.view.progress") == []
+    assert violations("from nika.journal.frames import Frame\n", "nika.run.runner") == []
+    assert "view → run" in violations("from nika.run.runner import Runner\n", "nika.view.report")[0]
+    assert "run → view" in violations("from nika.view.progress import ProgressSink\n",
+                                      "nika.run.launch")[0]
+    assert "journal → run" in violations("from nika.run import launch\n", "nika.journal.resume")[0]
+    assert "telemetry → run" in violations("import nika.run.runner\n", "nika.telemetry.otel")[0]
+    assert violations("from nika.view.console import Console\n", "nika.cli") == []
+    assert violations("from nika.view import trace_html\n", "nika.serve.server") == []
+
+
+def test_the_kernels_sit_below_check_and_tools() -> None:
+    assert "decide" in ALLOWED["check"] and "check" not in ALLOWED["decide"]
+    assert violations("from nika.media import assets\n", "nika.tools.builtins.image_fx") == []
+    assert violations("from nika.media import assets\n", "nika.check.builtins") == []
+    assert "media → tools" in violations("from nika.tools import mcp\n", "nika.media.png")[0]

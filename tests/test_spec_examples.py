@@ -34,7 +34,7 @@ from tests.providers._servers import Reply, ScriptedServer, chat_completion, scr
 from nika.check import check
 from nika.cli import main
 from nika.providers._wire import wire_name
-from nika.runtime.pause import EXIT_PAUSED
+from nika.run.pause import EXIT_PAUSED
 
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "nika-spec"
 EXAMPLES = sorted(p.name for p in (SPEC / "examples").glob("*.nika.yaml"))

@@ -16,9 +16,9 @@ from rich.console import Console
 from nika._term import json_printable, printable
 from nika.cli import main
 from nika.errors import NikaError
-from nika.runtime.bus import RunEvent
-from nika.runtime.frames import TaskEnded, WorkflowEnded, WorkflowStarted
-from nika.runtime.progress import ProgressSink
+from nika.journal.bus import RunEvent
+from nika.journal.frames import TaskEnded, WorkflowEnded, WorkflowStarted
+from nika.view.progress import ProgressSink
 
 # Every character class the renderers must neutralise: C0, DEL, C1, bidi, line separators.
 HOSTILE = "\x00\x07\x08\t\r\x1b\x7f\x85\x9b\u061c\u200e\u200f\u2028\u2029\u202a\u202e\u2066\u2069"

@@ -14,6 +14,7 @@ from tests.journal._reference import proof_core
 
 from nika.cli import main
 from nika.journal.lock import LOCK_FILE
+from nika.journal.receipt import LOCK_UNRECORDED, digest_of
 
 SERVER = Path(__file__).with_name("_lock_server.py")
 
@@ -92,6 +93,19 @@ def test_lock_then_run_locked(project: Path, capsys: pytest.CaptureFixture[str])
     assert main(["trace", "receipt", "build", str(journal), "--workflow", "flow.nika.yaml",
                  "--output", str(out)]) == 0
     assert json.loads(out.read_text())["lock_digest"] == doc["digest"]
+    verify = ["trace", "receipt", "verify", str(out), "--journal", str(journal),
+              "--workflow", "flow.nika.yaml"]
+    capsys.readouterr()
+    assert main(verify) == 0
+    assert "  lock_digest: holds" in capsys.readouterr().out
+    # a receipt that hides the lock its run booted with is caught, its digest recomputed
+    forged = json.loads(out.read_text())
+    forged["lock_digest"] = LOCK_UNRECORDED
+    forged["digest"] = digest_of(forged)
+    out.write_text(json.dumps(forged))
+    assert main(verify) == 2
+    shown = capsys.readouterr().out
+    assert shown.startswith("FORGED") and "  lock_digest: BROKEN" in shown
 
 
 def test_a_hand_edited_digest_is_refused(project: Path,

@@ -12,10 +12,10 @@ import pytest
 from tests.journal._workflows import BASE, emit, hash_of
 
 from nika.check import check
+from nika.journal.receipt import build as build_receipt
+from nika.journal.receipt import digest_of
 from nika.journal.semantic import domain_hash, jcs, parse_spelling, preimage
 from nika.journal.untrusted import DecodeRefused, decode_untrusted
-from nika.runtime.receipt import build as build_receipt
-from nika.runtime.receipt import digest_of
 
 IR_A = {"workflow": "w", "tasks": {"a": {"verb": "exec", "cmd": ["echo", "x"]}}}
 IR_B = {"workflow": "w", "tasks": {"a": {"verb": "exec", "cmd": ["echo", "y"]}}}
@@ -24,7 +24,7 @@ IR_B = {"workflow": "w", "tasks": {"a": {"verb": "exec", "cmd": ["echo", "y"]}}}
 def _refused(data: str) -> str:
     with pytest.raises(DecodeRefused) as refused:
         decode_untrusted(data.encode("utf-8"))
-    return refused.value.cls
+    return refused.value.kind
 
 
 # -- canonical + hash ---------------------------------------------------------------------------
@@ -80,7 +80,7 @@ def test_the_receipt_proves_its_semantic_hash_and_digests_itself_in_its_domain()
 # -- the untrusted-decode fortress --------------------------------------------------------------
 
 def test_a_golden_shaped_document_admits() -> None:
-    doc = decode_untrusted(b'{"receipt_format": 1, "proves": "ab", "assertions": []}')
+    doc = decode_untrusted(b'{"receipt_format": 1, "proves": "ab", "assertions": []}').value
     assert doc["receipt_format"] == 1
 
 
@@ -100,16 +100,16 @@ def test_each_bound_refuses_with_its_class(data: str, cls: str) -> None:
 
 
 def test_brackets_inside_a_string_are_not_depth() -> None:
-    doc = decode_untrusted(b'{"s": "' + b"[" * 34 + b'"}')
+    doc = decode_untrusted(b'{"s": "' + b"[" * 34 + b'"}').value
     assert doc["s"].startswith("[")
 
 
 def test_duplicate_keys_admit_last_wins() -> None:
-    assert decode_untrusted(b'{"a": 1, "a": 2}')["a"] == 2
+    assert decode_untrusted(b'{"a": 1, "a": 2}').value["a"] == 2
 
 
 def test_escape_bearing_strings_admit_at_decode() -> None:
-    assert decode_untrusted(b'{"s": "a\\u001b]52;;x"}')["s"] == "a\x1b]52;;x"
+    assert decode_untrusted(b'{"s": "a\\u001b]52;;x"}').value["s"] == "a\x1b]52;;x"
 
 
 # -- assert: ------------------------------------------------------------------------------------

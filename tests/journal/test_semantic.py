@@ -17,6 +17,8 @@ from tests.journal._reference import proof_core
 from tests.journal._workflows import BASE, Spec, build, emit, hash_of, task_hashes
 
 from nika.journal._semantic_ir import lower_envelope, value
+from nika.journal.identity import definition_hash
+from nika.journal.replay import Replay
 from nika.journal.semantic import (
     DOMAINS,
     bytes_hash,
@@ -24,9 +26,9 @@ from nika.journal.semantic import (
     jcs,
     parse_spelling,
     preimage,
+    semantic_hash,
     semantic_tree,
 )
-from nika.runtime.identity import definition_hash
 from nika.syntax.model import AgentBody, ExecBody, InferBody, InvokeBody, Task, TaskId
 
 BASE_TEXT = emit(BASE)
@@ -270,9 +272,40 @@ def test_a_composed_child_is_a_subtree(tmp_path: Path) -> None:
 def test_a_child_that_invokes_its_parent_is_a_named_cycle(tmp_path: Path) -> None:
     text = 'nika: loop\ntasks:\n  again: {"invoke": {"workflow": "./loop.nika.yaml"}}\n'
     (tmp_path / "loop.nika.yaml").write_text(text, encoding="utf-8")
-    tree = semantic_tree(build(text), tmp_path, source=tmp_path / "loop.nika.yaml")
-    assert tree.children == {}
+    tree = semantic_tree(build(text), tmp_path)
+    # the closure walker unrolls the file once below itself, then names the cycle
+    assert tree.children["again"].children == {}
+    assert tree.children["again"].tasks["again"] != tree.tasks["again"]
     assert parse_spelling(tree.root) is not None
+
+
+INFER_CHILD = 'nika: child\n%stasks:\n  ask: {"infer": {"prompt": "hi"}}\n'
+CALLER = 'nika: caller\nmodel: %s\ntasks:\n  call: {"invoke": {"workflow": "./child.nika.yaml"}}\n'
+
+
+def test_a_child_lowers_with_the_model_it_runs_on(tmp_path: Path) -> None:
+    """A child naming no model runs on its caller's: its subtree moves with that model; a
+    child naming its own does not (it runs on its own, as the run resolves it)."""
+    (tmp_path / "child.nika.yaml").write_text(INFER_CHILD % "", encoding="utf-8")
+    one, two = (semantic_tree(build(CALLER % m), tmp_path).children["call"]
+                for m in ("mock/echo", "mock/other"))
+    assert one.root != two.root
+    (tmp_path / "child.nika.yaml").write_text(INFER_CHILD % "model: mock/own\n",
+                                              encoding="utf-8")
+    one, two = (semantic_tree(build(CALLER % m), tmp_path).children["call"]
+                for m in ("mock/echo", "mock/other"))
+    assert one.root == two.root
+
+
+def test_a_run_s_shared_walker_gives_the_same_hash(tmp_path: Path) -> None:
+    """The boot manifest's hash (`Replay.semantic`, over the run's closure walker, after the
+    definition hashes) is the hash a receipt re-derives from the file alone."""
+    (tmp_path / "child.nika.yaml").write_text(INFER_CHILD % "", encoding="utf-8")
+    workflow = build(CALLER % "mock/echo")
+    replay = Replay(workflow, tmp_path, "mock/other")  # a --model override keys resume only
+    for task in workflow.tasks.values():
+        replay.definition(task)
+    assert replay.semantic() == semantic_hash(workflow, tmp_path)
 
 
 def test_a_skill_counts_by_its_bytes(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.runtime._harness import run
+from tests.run._harness import run
 
 from nika.check import check
 from nika.syntax import fields

@@ -16,15 +16,16 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
-from tests.runtime._harness import RESEARCH_AGENT
+from tests.run._harness import RESEARCH_AGENT
 
 from nika.agent import AgentSpec, ToolFailure, ToolResult, Usage, run_agent
 from nika.agent.fakes import RecordingExecutor, ScriptedProvider, answer, call, calling
 from nika.errors import NikaError
-from nika.runtime.journal import JournalSink, line_hash
-from nika.runtime.launch import RunOptions, Streams, run_command
+from nika.journal.writer import JournalSink, line_hash
+from nika.run.launch import RunOptions, Streams, run_command
 from nika.telemetry.otel import OtelObserver
 from nika.telemetry.otel_sink import OtelSink
+from nika.view.console import Console
 
 
 @dataclass
@@ -165,7 +166,8 @@ def test_a_workflow_run_is_one_trace_joined_to_its_journal(otel: Otel, tmp_path:
                         logger_provider=otel.logger_provider)
 
     code = run_command(RunOptions(file=source, trace_dir=tmp_path / "traces"),
-                       Streams(io.StringIO(), io.StringIO()), environ={}, extra_sinks=[sink])
+                       Streams(io.StringIO(), io.StringIO()), Console(out=io.StringIO()),
+                       environ={}, extra_sinks=[sink])
     assert code == 1
     workflow, agent = otel.span("invoke_workflow otel-demo"), otel.span("invoke_agent research")
     assert agent.parent is not None and agent.parent.span_id == workflow.context.span_id

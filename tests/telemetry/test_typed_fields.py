@@ -16,8 +16,8 @@ RENAMES = (
     ("agent/observe.py", "ToolCompleted", "result_bytes", "otel.py"),
     ("agent/observe.py", "Finished", "turns", "otel.py"),
     ("agent/observe.py", "ModelCalled", "finish_reason", "otel.py"),
-    ("runtime/frames.py", "WorkflowStarted", "workflow", "otel_sink.py"),
-    ("runtime/frames.py", "WorkflowEnded", "error", "otel_sink.py"),
+    ("journal/frames.py", "WorkflowStarted", "workflow", "otel_sink.py"),
+    ("journal/frames.py", "WorkflowEnded", "error", "otel_sink.py"),
 )
 
 

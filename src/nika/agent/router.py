@@ -112,83 +112,89 @@ alone decides whether the context carries any signal.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from nika.agent._feedback import Feedback
-from nika.agent._prerequisites import local_name, prerequisites
+from nika.agent._offer import (
+    COPIES_MAX,
+    COPIES_SPARE,
+    FUSION_DEPTH,
+    PREREQUISITE_WEIGHT,
+    RRF_K,
+    SEMANTIC_WEIGHT,
+    CopyKey,
+    copies_of,
+    copy_key,
+    crowded,
+    reciprocal_rank_fusion,
+    with_prerequisites,
+    without_crowding,
+)
+from nika.agent._prerequisites import prerequisites
+from nika.agent._query import (
+    BM25_B,
+    BM25_K1,
+    EXTENSION_MIN,
+    EXTENSION_SUFFIX,
+    FIELD_WEIGHTS,
+    OBSERVATION_WEIGHT,
+    PREAMBLE_WEIGHT,
+    RouteContext,
+    context_query,
+    document_fields,
+    embedding_texts,
+    extensions,
+    observed_terms,
+    parameter_text,
+    split_prompt,
+    tokenize_words,
+    weighted,
+    with_subwords,
+)
 from nika.agent._semantic import SemanticLeg
 from nika.agent.config import AgentConfig
 from nika.agent.observe import RouteMode, RouteReason
 from nika.agent.seams import ToolDefinition
-from nika.analyzer import subwords, terms, tokenize, words
+from nika.analyzer import terms
 from nika.bm25 import BM25Index, ScoredDoc
 
-FIELD_WEIGHTS: Final = (2.0, 1.0, 0.25, 0.3)
-"""BM25F weights of a definition's name, description, parameter text and subword terms. The
-name weighed 3 until measured on BFCL: at 2, all-gold recall@12 on its dev split rises from
-0.901 to 0.914 (held out 0.898 -> 0.901), on NESTFUL's from 0.834 to 0.849 (held out 0.815 ->
-0.813)."""
-BM25_K1: Final = 2.0
-BM25_B: Final = 0.9
-"""BM25 saturation and length normalisation, chosen with `FIELD_WEIGHTS` on the bench's dev
-split (k1 1.5 / b 0.75, the textbook values, find all gold tools for 2-3 points fewer
-queries)."""
-PREAMBLE_WEIGHT: Final = 0.25
-"""Query weight of a term found only in the standing part of the prompt (all but its last
-paragraph)."""
-OBSERVATION_WEIGHT: Final = 0.5
-"""Query weight of a term found only in the tool observations (see the module docstring)."""
-RRF_K: Final = 10
-"""Reciprocal rank fusion constant: rank r scores weight / (RRF_K + r). Chosen with
-`SEMANTIC_WEIGHT` on the bench's dev split: Cormack et al.'s 60 flattens the head of each leg,
-so a tool both legs rank middling beats one a leg ranks first, and all-gold recall@12 fell
-below BM25 alone (ComplexFuncBench 0.80 -> 0.76, Glaive 0.92 -> 0.83); at 10 it rises above it
-(0.84, 0.94). Measured again with the lexical leg's feedback and the clause-wise semantic leg
-(k 2-60, weight 0.5-1.25, depth 30-300): 10 and 0.75 stay within 0.01 of the best. And again
-with BFCL and the semantic leg's two views (k 5 and 10, weight 0.6-1.0): within 0.01 of the best
-on each set's dev split. Ranking a tool's copies as one in each leg (a leg that ranks one tool
-three times has found one tool) was measured too and loses BFCL points (dev 0.947 -> 0.929)."""
-SEMANTIC_WEIGHT: Final = 0.75
-"""The semantic leg's weight in the fusion (BM25's is 1)."""
-FUSION_DEPTH: Final = 100
-"""How deep each leg's ranking goes into the fusion."""
-EXTENSION_MIN: Final = 4
-EXTENSION_SUFFIX: Final = 3
-"""A request word of at least `EXTENSION_MIN` letters that no definition has meets the
-definitions' words it begins, at most `EXTENSION_SUFFIX` letters longer (see the module
-docstring). Chosen on the bench's dev split: a suffix of two letters, or words of five letters
-or more, change nothing there; a suffix of five adds nothing more and loses a RapidAPI
-query."""
-COPIES_MAX: Final = 2
-"""At most this many copies of one tool (definitions whose names read the same words,
-`copy_key`) rank among the first `top_k` while other definitions still score; the rest follow
-them (see the module docstring)."""
-COPIES_SPARE: Final = 24
-"""How many definitions past `top_k` are ranked, when its head is crowded, to take the places
-of the copies moved back (12 measured: BFCL's dev split 0.914 -> 0.909)."""
-PREREQUISITE_WEIGHT: Final = 0.9
-"""A prerequisite of a ranked definition ranks at this fraction of its dependent's score (or
-at its own, if higher): chosen on the bench's dev split (0.5-1.0 measured)."""
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "COPIES_MAX",
+    "COPIES_SPARE",
+    "CopyKey",
+    "EXTENSION_MIN",
+    "EXTENSION_SUFFIX",
+    "FIELD_WEIGHTS",
+    "FUSION_DEPTH",
+    "OBSERVATION_WEIGHT",
+    "PREAMBLE_WEIGHT",
+    "PREREQUISITE_WEIGHT",
+    "RRF_K",
+    "RouteContext",
+    "RoutingDecision",
+    "SEMANTIC_WEIGHT",
+    "ToolRouter",
+    "context_query",
+    "copies_of",
+    "copy_key",
+    "crowded",
+    "document_fields",
+    "embedding_texts",
+    "extensions",
+    "parameter_text",
+    "reciprocal_rank_fusion",
+    "split_prompt",
+    "tokenize_words",
+    "with_prerequisites",
+    "without_crowding",
+]
 
 _EXTENSION_MEMO_MAX: Final = 1 << 16
-_PARAGRAPH_RE: Final = re.compile(r"\n(?:[ \t]*\n)+")
-CopyKey = tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class RouteContext:
-    """What the router ranks against this turn."""
-
-    prompt: str
-    last_assistant_text: str
-    last_observations: tuple[str, ...]
-    recent_tools: frozenset[str]
-    """Tools called in the last `config.recent_turns` turns."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,203 +216,6 @@ class RoutingDecision:
     back), or the fused score when `reason` is `fused`; a prerequisite ranked in by a pick
     scores `PREREQUISITE_WEIGHT` times that pick's score. Pinned and recent tools that did not
     rank have no score."""
-
-
-def parameter_text(definition: ToolDefinition) -> str:
-    """A definition's top-level parameter names and their descriptions, in sorted order."""
-    parts: list[str] = []
-    properties = definition.parameters.get("properties")
-    if isinstance(properties, Mapping):
-        for key in sorted(properties, key=str):
-            parts.append(str(key))
-            schema: Any = properties[key]
-            if isinstance(schema, Mapping) and isinstance(schema.get("description"), str):
-                parts.append(schema["description"])
-    return "\n".join(parts)
-
-
-def document_fields(
-    definition: ToolDefinition,
-) -> tuple[list[str], list[str], list[str], list[str]]:
-    """The terms a definition is indexed by, per field: name, description, parameter text, and
-    the subword terms of all three (`nika.analyzer.subwords`)."""
-    name = tokenize(definition.name)
-    description = tokenize(definition.description)
-    parameters = tokenize(parameter_text(definition))
-    return name, description, parameters, subwords([*name, *description, *parameters])
-
-
-def embedding_texts(definition: ToolDefinition) -> tuple[str, str]:
-    """What the semantic leg embeds for a definition, two views of it (a definition scores its
-    best cosine to either): its name, split into words, with its description; and its name
-    without the server with its description and parameter text (see the module
-    docstring)."""
-    described = f"{' '.join(tokenize_words(definition.name))}: {definition.description}"
-    local = f"{' '.join(tokenize_words(local_name(definition.name)))}: {definition.description}"
-    parameters = parameter_text(definition).replace("\n", "; ")
-    return described, f"{local}\n{parameters}" if parameters else local
-
-
-def tokenize_words(name: str) -> list[str]:
-    """A tool name as lower-case words, unstemmed (`mcp:git/createBranch` -> mcp git create
-    branch), for the embedder, which reads words, not stems."""
-    return [w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", name)]
-
-
-def split_prompt(prompt: str) -> tuple[str, str]:
-    """(standing preamble, request): the request is the prompt's last paragraph, the newest
-    text a user or an embedder appended; everything before it is the standing preamble."""
-    paragraphs = [p for p in _PARAGRAPH_RE.split(prompt) if p.strip()]
-    if len(paragraphs) < 2:
-        return "", prompt
-    return "\n\n".join(paragraphs[:-1]), paragraphs[-1]
-
-
-def context_query(ctx: RouteContext) -> dict[str, float]:
-    """The weighted BM25 query of the live context (see the module docstring), before the
-    extensions, which need the router's index."""
-    preamble, request = split_prompt(ctx.prompt)
-    return _weighted(
-        _with_subwords(terms(request) | terms(ctx.last_assistant_text)),
-        terms(preamble),
-        _observed_terms(ctx.last_observations),
-    )
-
-
-def _with_subwords(newest: AbstractSet[str]) -> AbstractSet[str]:
-    """The newest text's terms and their subword terms (the preamble and observations get
-    none: subwords are for a request that would otherwise meet nothing)."""
-    extra = subwords(newest)
-    return newest | frozenset(extra) if extra else newest
-
-
-def extensions(word: str, index: BM25Index) -> tuple[str, ...]:
-    """The indexed words `word` begins, at most `EXTENSION_SUFFIX` letters longer, when no
-    definition has `word` and it has `EXTENSION_MIN` letters or more (see the module
-    docstring); else none."""
-    if len(word) < EXTENSION_MIN or word in index or not word.isalpha():
-        return ()
-    return tuple(index.extensions(word, EXTENSION_SUFFIX))
-
-
-def _observed_terms(observations: tuple[str, ...]) -> frozenset[str]:
-    return frozenset().union(*map(terms, observations))
-
-
-def _weighted(
-    newest: AbstractSet[str], preamble: AbstractSet[str], observed: AbstractSet[str]
-) -> dict[str, float]:
-    """Each term at the largest weight of the parts it appears in."""
-    query = dict.fromkeys(observed, OBSERVATION_WEIGHT)
-    for term in preamble:
-        if query.get(term, 0.0) < PREAMBLE_WEIGHT:
-            query[term] = PREAMBLE_WEIGHT
-    query.update(dict.fromkeys(newest, 1.0))
-    return query
-
-
-def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[ScoredDoc]],
-    k: int = RRF_K,
-    *,
-    weights: Sequence[float] | None = None,
-) -> list[ScoredDoc]:
-    """Names ranked by summed reciprocal rank (`weight / (k + rank)`, rank from 1, each
-    ranking's weight 1 unless `weights` says) over `rankings` (each best first), best first,
-    with their fused scores; a name absent from a ranking gains nothing from it; ties by name.
-    Names of equal score in a ranking share their mean rank: their order there is only name
-    order, which must not buy one of them a better fused rank (a feedback word shared by
-    thirty definitions ties them all). Each name's terms are added in ranking order: the same
-    bits every run."""
-    fused: dict[str, float] = {}
-    for i, ranking in enumerate(rankings):
-        weight = 1.0 if weights is None else weights[i]
-        start = 0
-        while start < len(ranking):
-            end = start + 1
-            while end < len(ranking) and ranking[end].score == ranking[start].score:
-                end += 1
-            share = weight / (k + (start + 1 + end) / 2)  # ranks start+1 .. end
-            for doc in ranking[start:end]:
-                fused[doc.name] = fused.get(doc.name, 0.0) + share
-            start = end
-    return [ScoredDoc(n, fused[n]) for n in sorted(fused, key=lambda n: (-fused[n], n))]
-
-
-def with_prerequisites(
-    top: Sequence[ScoredDoc], requires: Mapping[str, Sequence[str]], k: int
-) -> tuple[ScoredDoc, ...]:
-    """`top` with the prerequisites of its picks ranked in (see `nika.agent._prerequisites`):
-    a prerequisite scores `PREREQUISITE_WEIGHT` times the score of the pick that names it,
-    transitively (a prerequisite's own prerequisites at that fraction of its score), or its
-    own score if higher; the best `k`, ties by name. A definition outside `top` has no own
-    score here: were its own score the higher one it could not outrank `top`'s k-th pick."""
-    best = {d.name: d.score for d in top}
-    pending = [d.name for d in top if d.name in requires]
-    if not pending:
-        return tuple(top[:k])
-    while pending:
-        name = pending.pop()
-        share = PREREQUISITE_WEIGHT * best[name]
-        for needed in requires.get(name, ()):
-            if share > best.get(needed, 0.0):
-                best[needed] = share
-                pending.append(needed)
-    ranked = sorted(best, key=lambda n: (-best[n], n))[:k]
-    return tuple(ScoredDoc(n, best[n]) for n in ranked)
-
-
-def copy_key(name: str) -> CopyKey:
-    """The words a tool's name reads, without its server, case, separators or a trailing
-    number: `mcp:a/get_weather`, `mcp:b/getWeather` and `get_weather#2` read get weather."""
-    read = words(local_name(name))
-    while len(read) > 1 and read[-1].isdigit():
-        read.pop()
-    return tuple(read)
-
-
-def copies_of(universe: Iterable[ToolDefinition]) -> dict[str, CopyKey]:
-    """The copy key of each definition that has a copy in `universe` (see `copy_key`)."""
-    keys = {d.name: copy_key(d.name) for d in universe}
-    counts = Counter(keys.values())
-    return {name: key for name, key in keys.items() if counts[key] > 1}
-
-
-def crowded(ranked: Sequence[ScoredDoc], copies: Mapping[str, CopyKey]) -> bool:
-    """Whether `ranked` holds more than `COPIES_MAX` copies of one tool."""
-    if not copies:
-        return False
-    seen: dict[CopyKey, int] = {}
-    for doc in ranked:
-        if (key := copies.get(doc.name)) is not None:
-            seen[key] = seen.get(key, 0) + 1
-            if seen[key] > COPIES_MAX:
-                return True
-    return False
-
-
-def without_crowding(
-    ranked: Sequence[ScoredDoc], copies: Mapping[str, CopyKey], k: int
-) -> tuple[ScoredDoc, ...]:
-    """The first `k` of `ranked` with each tool's copies beyond the `COPIES_MAX` best moved
-    after every other definition of `ranked`, in their own order (see the module
-    docstring)."""
-    if not copies:
-        return tuple(ranked[:k])
-    seen: dict[CopyKey, int] = {}
-    first: list[ScoredDoc] = []
-    later: list[ScoredDoc] = []
-    for doc in ranked:
-        key = copies.get(doc.name)
-        if key is not None:
-            seen[key] = seen.get(key, 0) + 1
-            if seen[key] > COPIES_MAX:
-                later.append(doc)
-                continue
-        first.append(doc)
-        if len(first) == k:
-            break
-    return tuple([*first, *later][:k])
 
 
 def _by_source(offered: Sequence[ToolDefinition]) -> dict[str, int]:
@@ -541,12 +350,12 @@ class ToolRouter:
                             self._extended(asked))
         if ctx.last_observations != self._observations[0]:
             observations = ctx.last_observations
-            self._observations = (observations, _observed_terms(observations))
+            self._observations = (observations, observed_terms(observations))
         said = terms(ctx.last_assistant_text)
-        newest = _with_subwords(self._prompt[1] | said) | self._prompt[4]
+        newest = with_subwords(self._prompt[1] | said) | self._prompt[4]
         if said:
             newest |= self._extended(said)
-        return _weighted(newest, self._prompt[2], self._observations[1])
+        return weighted(newest, self._prompt[2], self._observations[1])
 
     def _extended(self, words: AbstractSet[str]) -> frozenset[str]:
         """The extensions of `words` (`extensions`), memoised per router: the universe is

@@ -134,13 +134,14 @@ def _load(file: Path) -> tuple[Workflow | None, str]:
         if source.reason == "not_regular":
             return None, f"{source.why}; name the child workflow file"
         return None, source.why
-    return _build(str(file), source)
+    return build_child(str(file), source)
 
 
 @lru_cache(maxsize=16)
-def _build(file: str, source: bytes) -> tuple[Workflow | None, str]:
-    """The child built from these bytes — once per process: the parent's check and its
-    semantic hash read the same child (a model is frozen, so sharing it is safe)."""
+def build_child(file: str, source: bytes) -> tuple[Workflow | None, str]:
+    """The child workflow these bytes build (or None and why) — once per process: the
+    parent's check and the composition-closure walker behind the semantic and definition
+    hashes (`journal.identity.Closure`) share one reading (a model is frozen: safe to share)."""
     try:
         wf, errors = build_workflow(load_document(source, path=file))
     except NikaError as exc:

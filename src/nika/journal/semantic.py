@@ -20,9 +20,11 @@ written: inputs' values, secrets' values, the environment.
 
 **Merkle by task.** Each task's IR node hashes on its own; the workflow node commits to the
 task hashes by id, and an `invoke: workflow:` task carries its child's root hash, so the
-child folds in as a subtree (`SemanticTree`).
+child folds in as a subtree (`SemanticTree`). Which files a task reaches — skills, children,
+grandchildren — is `identity.Closure`'s walk, the one the definition hashes fold too: this
+module folds its own digest (the children's meaning, not their bytes) over the same nodes.
 
-**Not the resume key.** `nika.runtime.identity` keys resume (ADR-099 §1) on a different hash
+**Not the resume key.** `nika.journal.identity` keys resume (ADR-099 §1) on a different hash
 that deliberately ignores `timeout:` and `group:` — editing a timeout must not re-run a
 finished task. Resume is therefore NOT re-keyed semantically: a deliberate departure from
 spec 15 (15:56-58, "cache and resume are re-keyed semantically"). Do not move resume onto
@@ -32,7 +34,7 @@ this hash.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -40,18 +42,15 @@ from typing import Any, Final
 import blake3
 import rfc8785
 
-from nika.check.composition import read_child
 from nika.check.graph import derive
-from nika.check.side_files import Unreadable, read_capped
-from nika.check.skills import MAX_SKILL_BYTES
 from nika.journal._semantic_ir import lower_envelope, lower_task
-from nika.syntax.model import InvokeBody, Workflow
+from nika.journal.identity import Closure, Node
+from nika.syntax.model import InvokeBody, Task, Workflow
 
 DOMAINS: Final = ("source", "canonical", "semantic", "plan", "trace", "artifact", "receipt")
 """The closed set of hash domains (spec 15 §domain separation)."""
 ALGORITHM: Final = "blake3"
 FORMAT_VERSION: Final = 1
-MAX_CHILD_DEPTH: Final = 16
 _SPELLING: Final = re.compile(r"^([a-z0-9]+):([a-z]+):([0-9]+):([0-9a-f]{64})$")
 
 
@@ -123,60 +122,75 @@ class SemanticTree:
 
 
 class _Walk:
-    """One tree build: the chain of child files being lowered (a cycle is named, not
-    followed) and the depth bound."""
+    """One tree build over a closure walker (`identity.Closure`, THE composition-closure
+    walk: which files a task reaches, each read and parsed once, cycles and depth bounded);
+    this folds its own digest over the nodes that walker yields. A child reached twice (a
+    diamond) is lowered once."""
 
-    def __init__(self, chain: tuple[Path, ...]) -> None:
-        self.chain = chain
+    def __init__(self, closure: Closure) -> None:
+        self.closure = closure
+        self._done: dict[int, tuple[Node, SemanticTree]] = {}
 
-    def tree(self, workflow: Workflow, base: Path) -> SemanticTree:
+    def tree(self, workflow: Workflow, default_model: str | None,
+             reached: Callable[[Task], Mapping[str, Node]]) -> SemanticTree:
         edges = derive(workflow).edges
         tasks: dict[str, str] = {}
         children: dict[str, SemanticTree] = {}
         for task in workflow.tasks.values():
+            nodes = reached(task)
             found: dict[str, SemanticTree] = {}
 
-            def child(target: str, found: dict[str, SemanticTree] = found) -> Any:
-                sub = self._child(base, target)
+            def child(target: str, nodes: Mapping[str, Node] = nodes,
+                      found: dict[str, SemanticTree] = found) -> Any:
+                sub = self._child(nodes.get(f"workflow:{target}"))
                 if isinstance(sub, SemanticTree):
                     found["tree"] = sub
                     return sub.root
                 return sub
 
+            def skill(raw: str, nodes: Mapping[str, Node] = nodes) -> str:
+                node = nodes.get(f"skill:{raw}")
+                data = None if node is None else node.reach.data
+                return "unreadable" if data is None else bytes_hash("artifact", data)
+
             node = lower_task(task, tuple(e for e in edges if e.target == task.id),
-                              default_model=workflow.model, child=child,
-                              skill=lambda raw: _skill(base, raw))
+                              default_model=default_model, child=child, skill=skill)
             tasks[task.id] = domain_hash("semantic", node)
             if "tree" in found and isinstance(task.body, InvokeBody):
                 children[task.id] = found["tree"]
         ir = {**lower_envelope(workflow), "tasks": dict(tasks)}
         return SemanticTree(domain_hash("semantic", ir), tasks, ir, children)
 
-    def _child(self, base: Path, target: str) -> SemanticTree | dict[str, str]:
-        real = (base / target).resolve()
-        if real in self.chain:
-            return {"unresolved": "cycle"}
-        if len(self.chain) >= MAX_CHILD_DEPTH:
-            return {"unresolved": "too deep"}
-        found = read_child(base, target)  # the check's reading, built once per process
-        if found is None:  # the check refuses the parent for it (NIKA-COMP-001)
+    def _child(self, node: Node | None) -> SemanticTree | dict[str, str]:
+        if node is not None and node.digest in ("cycle", "too deep"):
+            return {"unresolved": node.digest}
+        workflow = None if node is None else self.closure.workflow(node)
+        if node is None or workflow is None:  # the check refuses the parent (NIKA-COMP-001)
             return {"unresolved": "no workflow builds from this target"}
-        file, child = found
-        return _Walk((*self.chain, file)).tree(child, file.parent)
+        done = self._done.get(id(node))
+        if done is None:
+            below = node.below  # `<task>/<name>`: the child's tasks' own reaches
+
+            def reached(task: Task) -> Mapping[str, Node]:
+                return {name: n for key, n in below.items()
+                        for owner, _, name in (key.partition("/"),) if owner == task.id}
+
+            # the child's tasks run on its own model, else on the one they inherit
+            model = workflow.model or node.reach.model
+            done = self._done[id(node)] = (node, self.tree(workflow, model, reached))
+        return done[1]
 
 
-def _skill(base: Path, raw: str) -> str:
-    path = Path(raw) if Path(raw).is_absolute() else base / raw
-    data = read_capped(path, MAX_SKILL_BYTES)
-    return "unreadable" if isinstance(data, Unreadable) else bytes_hash("artifact", data)
-
-
-def semantic_tree(workflow: Workflow, base: Path, *, source: Path | None = None) -> SemanticTree:
+def semantic_tree(workflow: Workflow, base: Path, *,
+                  closure: Closure | None = None) -> SemanticTree:
     """The Merkle tree of `workflow`'s meaning; `base` is the directory its relative side
-    files resolve from, `source` its own file (so a child naming it is a cycle)."""
-    return _Walk(() if source is None else (source.resolve(),)).tree(workflow, base)
+    files resolve from. `closure` is the walker to share (a run's, so the semantic hash and
+    every definition hash read the same child bytes); by default a fresh one."""
+    walk = _Walk(closure or Closure())
+    return walk.tree(workflow, workflow.model,
+                     lambda task: walk.closure.tree(task, base, workflow.model))
 
 
-def semantic_hash(workflow: Workflow, base: Path, *, source: Path | None = None) -> str:
+def semantic_hash(workflow: Workflow, base: Path, *, closure: Closure | None = None) -> str:
     """The workflow's semantic hash, spelled `blake3:semantic:1:<hex>`."""
-    return semantic_tree(workflow, base, source=source).root
+    return semantic_tree(workflow, base, closure=closure).root

@@ -54,6 +54,13 @@ def write_asset(target: Path, data: bytes) -> Written:
     digest = sha256_hex(data)
     if file_sha256(target, len(data)) == digest:
         return Written(digest, len(data), wrote=False)
+    atomic_write(target, data)
+    return Written(digest, len(data), wrote=True)
+
+
+def atomic_write(target: Path, data: bytes) -> None:
+    """Write `data` to `target` through a sibling temp file and a rename, always (the file
+    builtins' writes, too). Raises OSError as the file system does; no temp file survives."""
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as out:
@@ -62,4 +69,3 @@ def write_asset(target: Path, data: bytes) -> Written:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return Written(digest, len(data), wrote=True)

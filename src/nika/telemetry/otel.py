@@ -49,8 +49,8 @@ from nika.agent.observe import (
     Stalled,
     ToolCompleted,
 )
-from nika.runtime.frames import UnitAttempt
-from nika.runtime.journal import FrameRef
+from nika.journal.frames import UnitAttempt
+from nika.journal.writer import FrameRef
 
 # --- GenAI semantic conventions (the names we use) ---
 GEN_AI_OPERATION_NAME: Final = "gen_ai.operation.name"

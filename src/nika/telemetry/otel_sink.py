@@ -20,9 +20,9 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvid
 
 from nika import __version__
 from nika.agent.observe import AgentEvent
-from nika.runtime.bus import RunEvent
-from nika.runtime.frames import AgentStep, WorkflowEnded, WorkflowStarted
-from nika.runtime.journal import FrameRef
+from nika.journal.bus import RunEvent
+from nika.journal.frames import AgentStep, WorkflowEnded, WorkflowStarted
+from nika.journal.writer import FrameRef
 from nika.telemetry.otel import (
     ERROR_TYPE,
     GEN_AI_OPERATION_NAME,

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Final, TypeVar
 
 from nika.check.side_files import Unreadable, read_capped, special_kind
 from nika.errors import NikaError
+from nika.media.assets import atomic_write
 from nika.tools.builtins._base import fail
 from nika.tools.builtins._paths import FsPath
 
@@ -118,17 +117,6 @@ async def write_bytes(target: Path, data: bytes, raw: str, cap: int, *, code: st
         raise fail(code, f"{raw!r} is {kind}, not a regular file; the file builtins write "
                    "regular files only", path=raw, reason="not_regular")
     try:
-        await offload(lambda stop: _atomic_write(target, data))
+        await offload(lambda stop: atomic_write(target, data))
     except OSError as err:
         raise fail(code, f"cannot write {raw!r}: {err.strerror}", path=raw) from None
-
-
-def _atomic_write(target: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

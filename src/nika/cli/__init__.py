@@ -1,0 +1,327 @@
+"""The `nika` command: a thin shell over the library.
+
+Exit codes: 0 clean · 1 findings or failure · 2 usage. `nika trace verify` follows the spec's
+tier ladder instead: 0 whenever the chain walks (clean · finding · incomplete), 2 for a
+forged or refused journal (the FILE class). Each subcommand registers
+itself from one `_add_<name>` function listed in `_SUBCOMMANDS`; `trace.py` holds `nika trace`
+(its module loads only when that command runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Literal
+
+from nika import __version__
+from nika.cli._parser import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    Handler,
+    _Parser,
+    _UsageError,
+)
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from nika.run.launch import SinkFactory
+
+
+def _read_source(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read()
+    with open(name, "rb") as handle:
+        return handle.read()
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from nika.check import check
+    from nika.check.render import render_human, strict_failures, strict_section
+
+    try:
+        source = _read_source(args.file)
+    except OSError as exc:
+        print(f"nika check: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.infer_permits:
+        return _infer_permits(source, args.file)
+    strict = args.native_strict
+    # The human view always carries the lint warnings; JSON only when asked (the door).
+    lint = strict or args.lint or not args.json
+    verdict = check(source, path=None if args.file == "-" else args.file, lint=lint)
+    if args.json:
+        from nika._term import json_printable
+
+        extra = {"native_strict": strict_section(verdict)} if strict else None
+        sys.stdout.write(json_printable(verdict.to_json(extra)) + "\n")
+    else:
+        name = "<stdin>" if args.file == "-" else args.file
+        sys.stdout.write(render_human(verdict, name, strict=strict))
+    if strict:
+        return EXIT_FINDINGS if strict_failures(verdict) else EXIT_OK
+    return EXIT_OK if verdict.valid else EXIT_FINDINGS
+
+
+def _add_check(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("check", help="statically check a workflow (never executes anything)")
+    p.add_argument("file", metavar="FILE", help="the workflow file, or - for stdin")
+    p.add_argument("--json", action="store_true", help="print the verdict as canonical JSON")
+    p.add_argument(
+        "--lint",
+        action="store_true",
+        help="add the preference warnings (one-obvious-way/*, native-first/*) to the JSON "
+        'as "lints" (the human view always shows them)',
+    )
+    p.add_argument(
+        "--native-strict",
+        action="store_true",
+        help="the strict authoring posture (CI gates, an agent's final check): lints and "
+        "hints fail the check too (exit 1)",
+    )
+    p.add_argument(
+        "--infer-permits",
+        action="store_true",
+        help="print the permits: block the body needs, as YAML ready to paste",
+    )
+    p.add_argument(
+        "--server",
+        action="store_true",
+        help="answer from the warm check server (started on first use, exits when idle; "
+        "or set NIKA_CHECK_SERVER=1): same output, a fraction of the start-up cost",
+    )
+    p.set_defaults(handler=_run_check)
+
+
+def _infer_permits(source: bytes, file: str) -> int:
+    from nika.check.authority import infer_permits
+    from nika.check.render import render_human
+    from nika.check.verdict import refused
+    from nika.errors import NikaError
+    from nika.syntax.loader import load_document
+    from nika.syntax.model import build_workflow
+
+    try:
+        workflow, errors = build_workflow(load_document(source, path=file))
+    except NikaError as exc:
+        workflow, errors = None, [exc]
+    if workflow is None or errors:
+        sys.stdout.write(render_human(refused(errors), file))
+        return EXIT_FINDINGS
+    sys.stdout.write(infer_permits(workflow)[1])
+    return EXIT_OK
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nika.run.launch import RunOptions, Streams, run_command
+    from nika.view.console import Console
+
+    if args.concurrency < 1:
+        print("nika run: --concurrency must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json and args.output == "json":
+        print("nika run: --json (the event stream) and --output json (the outputs object) "
+              "both claim stdout; pass one of them", file=sys.stderr)
+        return EXIT_USAGE
+    if args.ray_address is not None and args.executor != "ray":
+        print("nika run: --ray-address needs --executor ray", file=sys.stderr)
+        return EXIT_USAGE
+    budget = _budget(args.max_cost_usd)
+    if budget is False:
+        print(f"nika run: --max-cost-usd {args.max_cost_usd!r} is not a positive number of "
+              "US dollars; write e.g. --max-cost-usd 0.50", file=sys.stderr)
+        return EXIT_USAGE
+    options = RunOptions(
+        file=Path(args.file),
+        vars=tuple(args.var),
+        model=args.model,
+        json=args.json,
+        output=args.output,
+        report=Path(args.report) if args.report else None,
+        concurrency=args.concurrency,
+        mcp_config=Path(args.mcp_config) if args.mcp_config else None,
+        resume=Path(args.resume) if args.resume else None,
+        resume_compat=args.resume_compat,
+        resume_unverified=args.resume_unverified,
+        resume_head=args.head,
+        from_task=args.from_task,
+        answers=tuple(args.answer),
+        executor=args.executor,
+        ray_address=args.ray_address,
+        no_gc=args.no_gc,
+        locked=args.locked,
+        max_cost_usd=budget,
+    )
+    views = Console(out=sys.stdout, json=options.json, report=options.report)
+    return run_command(options, Streams(out=sys.stdout, err=sys.stderr), views,
+                       extra_sinks=_otel_sinks())
+
+
+def _budget(text: str | None) -> Decimal | None | Literal[False]:
+    """`--max-cost-usd` as an exact amount, None when absent, False when it is no amount."""
+    from decimal import Decimal, InvalidOperation
+
+    if text is None:
+        return None
+    try:
+        amount = Decimal(text)
+    except InvalidOperation:
+        return False
+    return amount if amount.is_finite() and amount > 0 else False
+
+
+def _otel_sinks() -> tuple[SinkFactory, ...]:
+    """With the `otel` extra installed, every run also reports through the OpenTelemetry API
+    (a no-op until the embedder configures an SDK); NIKA_OTEL_SPAN_EVENTS=1 mirrors the agent
+    decision events as span events."""
+    import os
+
+    from nika.telemetry import otel_available
+
+    if not otel_available():
+        return ()
+    from nika.telemetry.otel_sink import OtelSink
+
+    mirror = os.environ.get("NIKA_OTEL_SPAN_EVENTS", "") not in ("", "0")
+    return (lambda journal: OtelSink(frames=journal, mirror_span_events=mirror),)
+
+
+def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("run", help="check, then execute a workflow")
+    p.add_argument("file", metavar="FILE", help="the workflow file")
+    p.add_argument(
+        "--var",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="supply an input (repeatable; JSON when it parses, else a string)",
+    )
+    p.add_argument("--model", help="the default model for tasks that name none (provider/name)")
+    p.add_argument("--json", action="store_true", help="stream run events as NDJSON on stdout")
+    p.add_argument(
+        "--output",
+        choices=("json",),
+        help="json: print only the workflow's typed outputs as one JSON object on stdout "
+        "(nothing when the run does not succeed); how one workflow reads another's result",
+    )
+    p.add_argument("--report", metavar="PATH", help="write the run report (JSON) to PATH")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=8,
+        metavar="N",
+        help="how many verbs may run at once (default 8)",
+    )
+    p.add_argument("--mcp-config", metavar="PATH", help="the MCP server registry to use")
+    p.add_argument("--resume", metavar="JOURNAL",
+                   help="resume from a run's journal: tasks whose definition and inputs match a "
+                   "recorded completion are served from it (task_cache_hit), the rest run")
+    p.add_argument("--resume-compat", metavar="VERSION",
+                   help="declare a journal recorded by another engine version compatible "
+                   "(must name the recorded version exactly; journaled on the boot manifest)")
+    p.add_argument("--no-gc", action="store_true",
+                   help="skip this run's trace collection (ADR-100: per workflow the newest 10 "
+                   "runs, 30 days, 256 MB per project; paused and newest runs are never "
+                   "collected)")
+    p.add_argument("--resume-unverified", action="store_true",
+                   help="resume from a journal whose hash chain does not verify (the claim is "
+                   "journaled on the boot manifest)")
+    p.add_argument("--head", metavar="HEX",
+                   help="with --resume: the head the original run printed (all 64 hex digits); "
+                   "the journal must end there, or the resume is refused")
+    p.add_argument("--from", dest="from_task", metavar="TASK",
+                   help="with --resume: re-run TASK and everything downstream of it live")
+    p.add_argument("--answer", action="append", default=[], metavar="TASK=VALUE",
+                   help="answer the nika:prompt task TASK without a terminal (repeatable); "
+                   "a prompt in a child workflow is named by its invoking task: call/approve")
+    p.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where task bodies run: this process (default) or a Ray cluster (nika[ray])",
+    )
+    p.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="the Ray cluster to join (default $NIKA_RAY_ADDRESS; unset: a local instance)",
+    )
+    p.add_argument("--max-cost-usd", metavar="N",
+                   help="the run's spend cap in US dollars: once priced spend exceeds it, "
+                   "in-flight work completes and every unstarted task is cancelled "
+                   "(cause budget, NIKA-RUN-1704)")
+    p.add_argument("--locked", action="store_true",
+                   help="refuse (NIKA-LOCK-001) before any task starts unless nika.lock beside "
+                   "the workflow pins every dependency it resolves, unedited")
+    p.set_defaults(handler=_run_run)
+
+
+def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
+    from nika.cli.trace import add_trace  # built only when `nika trace` is run (or --help)
+
+    add_trace(sub)
+
+
+def _run_lock(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nika.journal.lock import lock_command
+
+    return lock_command(Path(args.file) if args.file else None,
+                        mcp_config=Path(args.mcp_config) if args.mcp_config else None,
+                        out=sys.stdout, err=sys.stderr)
+
+
+def _add_lock(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("lock", help="pin every dependency of a workflow in nika.lock beside it")
+    p.add_argument("file", metavar="FILE", nargs="?",
+                   help="the workflow file (default: the one *.nika.yaml here)")
+    p.add_argument("--mcp-config", metavar="PATH", help="the MCP server registry to use")
+    p.set_defaults(handler=_run_lock)
+
+
+_SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] = {
+    "check": _add_check,
+    "run": _add_run,
+    "trace": _add_trace,
+    "lock": _add_lock,
+}
+
+
+def build_parser(command: str | None = None) -> _Parser:
+    """The argument parser: with `command`'s subparser alone when it names one, else with
+    every registered subcommand (the top-level help and usage errors list them all)."""
+    parser = _Parser(prog="nika", description="Nika v1 workflow engine")
+    parser.add_argument("--version", action="version", version=f"nika {__version__}")
+    # An explicit `prog` spares argparse formatting a usage line per run.
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=_Parser, prog="nika"
+    )
+    only = _SUBCOMMANDS.get(command or "")
+    for add in (only,) if only is not None else _SUBCOMMANDS.values():
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit code."""
+    if argv is None:
+        argv = sys.argv[1:]
+    # Editors run `nika check` per keystroke: the other commands' parsers are not built for it.
+    parser = build_parser(argv[0] if argv else None)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help / --version exit through argparse
+        return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_OK
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_usage(sys.stderr)
+        return EXIT_USAGE
+    return handler(args)
+

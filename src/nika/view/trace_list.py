@@ -1,0 +1,53 @@
+"""`nika trace ls`: the run list, one line per journal, newest first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from nika._term import printable
+from nika.journal.runs import RunEntry
+
+
+def render(entries: Sequence[RunEntry], base: Path) -> list[str]:
+    """The table's lines: when it started (UTC), the workflow, the outcome, how long it ran,
+    what it cost, its size and its path; `*` marks each workflow's newest run (the standing
+    resume candidate), a paused run names the prompts it waits on."""
+    if not entries:
+        return ["no journals yet: `nika run FILE` writes one under .nika/traces/"]
+    lines = [f"  {'started (UTC)':<20} {'workflow':<24} {'outcome':<11} {'duration':>9} "
+             f"{'cost':>10} {'size':>8}  journal"]
+    newest: set[str | None] = set()
+    for entry in entries:
+        mark = " " if entry.workflow in newest else "*"
+        newest.add(entry.workflow)
+        started = (datetime.fromtimestamp(entry.started_ns / 1e9, UTC).strftime("%Y-%m-%d %H:%M:%S")
+                   if entry.started_ns is not None else "?")
+        outcome = entry.state + (f" ({', '.join(entry.paused)})" if entry.paused else "")
+        lines.append(
+            f"{mark} {started:<20} {printable(entry.workflow or '?'):<24} {printable(outcome):<11} "
+            f"{_duration(entry.duration_ms):>9} {_cost(entry.cost_usd):>10} "
+            f"{_size(entry.size):>8}  {printable(_shown(entry.path, base))}")
+    return lines
+
+
+def _duration(ms: int | None) -> str:
+    if ms is None:
+        return "—"
+    return f"{ms} ms" if ms < 10_000 else f"{ms / 1000:.1f} s"
+
+
+def _cost(usd: float | None) -> str:
+    return "unpriced" if usd is None else f"${usd:.4f}"
+
+
+def _size(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MB" if size >= 1 << 20 else f"{max(1, size // 1024)} KB"
+
+
+def _shown(path: Path, base: Path) -> str:
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,361 @@
+"""A run journal folded into what a reader looks at: tasks, their loop runs, and each run's turns.
+
+`fold(frames, verdict)` walks the frames once and builds plain data — no rendering — for the
+trace views (`nika trace show --html`). The journal is untrusted input: every frame is read
+through its typed record (`decoded`), so an absent or ill-typed field stays `None` (a
+renderer says « unrecorded »), and nothing is repaired or guessed. Unknown kinds and fields
+are ignored (17 §the additive law).
+
+Evidence is attached where a reader needs it: a turn that nudged or stalled names the turns of
+the cycle it saw (`period × repeats` turns ending at it), so their tool calls can be shown as
+the repeated block, and a stalled run's task error (`NIKA-AGENT-006` with its signatures and
+calls) is kept whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from nika.journal.decoded import (
+    TASK_END,
+    Read,
+    ReadAgentStep,
+    ReadBudgetCheckpoint,
+    ReadComposeChecked,
+    ReadCostIncurred,
+    ReadModelCalled,
+    ReadNudged,
+    ReadPermitChecked,
+    ReadRetrying,
+    ReadRunStarted,
+    ReadStalled,
+    ReadTaskEnded,
+    ReadTaskRecovered,
+    ReadToolCompleted,
+    ReadToolInvoked,
+    ReadToolsSelected,
+    ReadVerbInvoked,
+    ReadWorkflowEnded,
+    ReadWorkflowStarted,
+    as_int,
+    as_str,
+)
+from nika.journal.verify import Frame, TraceVerdict
+
+RunKey = tuple[int | str | None, int | str | None]
+"""A loop run's `(iteration, attempt)`, as the journal recorded them."""
+
+
+@dataclass(slots=True)
+class TracedCall:
+    """One tool call of a turn, as its `tool_invoked` frame recorded it."""
+
+    name: str | None
+    call_id: str | None
+    source: str | None
+    ok: bool
+    error_code: str | None
+    duration_ms: float | None
+    result_bytes: int | None
+    arguments: str | None
+    """Masked canonical-JSON excerpt (None: the journal did not record it)."""
+    result: str | None
+    """Masked excerpt of what the model read back."""
+
+
+@dataclass(slots=True)
+class Turn:
+    """One turn of an agent loop run."""
+
+    number: int | str | None
+    offered: tuple[str, ...] | None = None
+    universe: int | None = None
+    mode: str | None = None
+    """passthrough · ranked · fail_open"""
+    reason: str | None = None
+    """Why, when the journal says (below_threshold · bm25 · fused · fail_open)."""
+    scores: dict[str, float] = field(default_factory=dict)
+    by_source: dict[str, int] = field(default_factory=dict)
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    latency_ms: float | None = None
+    finish_reason: str | None = None
+    tools: list[TracedCall] = field(default_factory=list)
+    compose: list[ReadComposeChecked] = field(default_factory=list)
+    nudge: ReadNudged | None = None
+    stall: ReadStalled | None = None
+    turns_used: int | None = None
+    max_turns: int | None = None
+    tokens_used: int | None = None
+    max_tokens: int | None = None
+    in_cycle: bool = False
+    """Part of the repeated block a later nudge or stall saw."""
+
+    @property
+    def has_error(self) -> bool:
+        return any(not t.ok for t in self.tools)
+
+
+@dataclass(slots=True)
+class AgentRun:
+    """One run of an agent loop: the task's, or one `for_each` iteration's or retry's."""
+
+    iteration: int | str | None
+    attempt: int | str | None
+    model: str | None = None
+    universe: int | None = None
+    turns: dict[int | str | None, Turn] = field(default_factory=dict)
+
+    def turn(self, number: int | str | None) -> Turn:
+        found = self.turns.get(number)
+        if found is None:
+            found = self.turns[number] = Turn(number)
+        return found
+
+    def mark_cycles(self) -> None:
+        """Flag the turns each nudge and stall counted as the repeated block."""
+        numbered = [t for t in self.turns.values() if isinstance(t.number, int)]
+        for turn in numbered:
+            for evidence in (turn.nudge, turn.stall):
+                if evidence is None or not isinstance(turn.number, int):
+                    continue
+                span = (evidence.period or 0) * (evidence.repeats or 0)
+                first = turn.number - span + 1
+                for other in numbered:
+                    if isinstance(other.number, int) and first <= other.number <= turn.number:
+                        other.in_cycle = True
+
+
+@dataclass(slots=True)
+class TaskView:
+    """One task: its verb, timing, outcome, notes, and agent loop runs."""
+
+    name: str
+    parent: str | None = None
+    verb: str | None = None
+    model: str | None = None
+    start_ns: int | None = None
+    end_ns: int | None = None
+    status: str | None = None
+    duration_ms: float | None = None
+    turns: int | None = None
+    tokens: int | None = None
+    error: Mapping[str, Any] | None = None
+    recovered_from: Mapping[str, Any] | None = None
+    """The error `on_error: recover` turned into a success (`recovered_from`), {} when the
+    journal does not record it."""
+    runs: dict[RunKey, AgentRun] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    """Other facts in frame order (permit decisions, retries, model calls of `infer`)."""
+    depth: int = 0
+    started: bool = False
+
+    @property
+    def is_agent(self) -> bool:
+        return bool(self.runs)
+
+    def run(self, step: ReadAgentStep) -> AgentRun:
+        key = (step.iteration, step.attempt)
+        found = self.runs.get(key)
+        if found is None:
+            found = self.runs[key] = AgentRun(*key)
+        return found
+
+
+@dataclass(slots=True)
+class TraceView:
+    """The whole journal, folded."""
+
+    verdict: TraceVerdict
+    frames: int = 0
+    workflow: ReadWorkflowStarted = field(default_factory=ReadWorkflowStarted)
+    state: str | None = None
+    end_error: Mapping[str, Any] | None = None
+    tasks: dict[str, TaskView] = field(default_factory=dict)
+    first_ns: int | None = None
+    last_ns: int | None = None
+
+    def ordered(self) -> list[TaskView]:
+        """Tasks in first-appearance order, each child workflow's tasks right after the task
+        that invoked them."""
+        children: dict[str, list[TaskView]] = {}
+        roots: list[TaskView] = []
+        for task in self.tasks.values():
+            if task.parent is not None and task.parent in self.tasks and task.parent != task.name:
+                children.setdefault(task.parent, []).append(task)
+            else:
+                roots.append(task)
+        out: list[TaskView] = []
+        seen: set[str] = set()
+
+        def visit(task: TaskView, depth: int) -> None:
+            if task.name in seen:  # a hostile journal may make parents a cycle
+                return
+            seen.add(task.name)
+            task.depth = depth
+            out.append(task)
+            for child in children.get(task.name, ()):
+                visit(child, depth + 1)
+
+        for task in roots:
+            visit(task, 0)
+        for task in self.tasks.values():  # parents that form a cycle: shown, never dropped
+            visit(task, 0)
+        return out
+
+
+def _payload_entry(end: ReadTaskEnded, direct: Mapping[str, Any] | None,
+                   key: str) -> Mapping[str, Any] | None:
+    """`direct` (the terminal frame's own `key`), else `key` of its `outcome` record's payload
+    (13), if a mapping."""
+    if direct is not None:
+        return direct
+    outcome = end.outcome
+    if isinstance(outcome, str) and len(outcome) < 1 << 20:
+        try:
+            outcome = json.loads(outcome)
+        except ValueError:
+            return None
+    if isinstance(outcome, Mapping):
+        payload = outcome.get("payload")
+        if isinstance(payload, Mapping) and isinstance(payload.get(key), Mapping):
+            found: Mapping[str, Any] = payload[key]
+            return found
+    return None
+
+
+def _error(end: ReadTaskEnded) -> Mapping[str, Any] | None:
+    """The task's error: the `error` mapping, else the `outcome` record's, when one is there."""
+    return _payload_entry(end, end.error, "error")
+
+
+def recovered_from(end: ReadTaskEnded) -> Mapping[str, Any] | None:
+    """What a terminal frame says `on_error: recover` settled the task from: the original
+    error record (`code` … `task_id`, `attempt`), `{}` when a recovered task's frame does not
+    record it (an older journal), None when the task was not recovered."""
+    found = _payload_entry(end, end.recovered_from, "recovered_from")
+    if found is not None:
+        return found
+    outcome = end.outcome
+    return {} if isinstance(outcome, str) and '"cause":"recovered"' in outcome else None
+
+
+def recovery_text(cause: Mapping[str, Any]) -> str:
+    """`NIKA-X-001 · attempt 2 · item 3`, or « unrecorded » when the journal lacks it."""
+    code = as_str(cause.get("code"))
+    if code is None:
+        return "unrecorded"
+    parts = [code]
+    attempt = as_int(cause.get("attempt"))
+    if attempt is not None:
+        parts.append(f"attempt {attempt}")
+    details = cause.get("details")
+    item = as_int(details.get("iteration")) if isinstance(details, Mapping) else None
+    if item is not None:
+        parts.append(f"item {item}")
+    return " · ".join(parts)
+
+
+def _agent(task: TaskView, step: ReadAgentStep) -> None:
+    run = task.run(step)
+    if isinstance(step, ReadRunStarted):
+        run.model, run.universe = step.model, step.universe
+        task.verb = "agent"
+        task.model = task.model or run.model
+        return
+    turn = run.turn(step.turn)
+    if isinstance(step, ReadToolsSelected):
+        turn.offered, turn.universe = step.offered, step.universe
+        turn.mode, turn.reason = step.mode, step.reason
+        turn.scores, turn.by_source = dict(step.scores), dict(step.by_source)
+    elif isinstance(step, ReadModelCalled):
+        turn.model, turn.finish_reason = step.model, step.finish_reason
+        turn.input_tokens, turn.output_tokens = step.input_tokens, step.output_tokens
+        turn.latency_ms = step.duration_ms
+    elif isinstance(step, ReadToolCompleted):
+        turn.tools.append(TracedCall(
+            name=step.name, call_id=step.call_id, source=step.source,
+            ok=step.is_error is False, error_code=step.error_code,
+            duration_ms=step.duration_ms, result_bytes=step.result_bytes,
+            arguments=step.arguments, result=step.result))
+    elif isinstance(step, ReadBudgetCheckpoint):
+        turn.turns_used, turn.max_turns = step.turns_used, step.max_turns
+        turn.tokens_used, turn.max_tokens = step.tokens_used, step.max_tokens_total
+    elif isinstance(step, ReadNudged):
+        turn.nudge = step
+    elif isinstance(step, ReadStalled):
+        turn.stall = step
+    elif isinstance(step, ReadComposeChecked):
+        turn.compose.append(step)
+
+
+def _note(record: Read) -> str | None:
+    if isinstance(record, ReadPermitChecked):
+        return f"permit {record.decision} · {record.gate}".rstrip()
+    if isinstance(record, ReadRetrying):
+        return f"retry · attempt {record.attempt} · {record.code}"
+    if isinstance(record, ReadCostIncurred):
+        return f"model {record.model} · {record.input_tokens}→{record.output_tokens} tokens"
+    if isinstance(record, ReadToolInvoked):
+        return f"tool {record.tool}"
+    return None
+
+
+def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
+    kind, stamp = frame.kind, frame.timestamp
+    if stamp is not None:
+        # The bar spans the run of the task: from its (first) start, not its scheduling.
+        if task.start_ns is None or (kind == "task_started" and not task.started):
+            task.start_ns = stamp
+        task.end_ns = stamp if task.end_ns is None else max(task.end_ns, stamp)
+    task.started = task.started or kind == "task_started"
+    if isinstance(record, ReadAgentStep):
+        _agent(task, record)
+    elif isinstance(record, ReadVerbInvoked):
+        if task.verb is None:
+            task.verb, task.model = record.verb, record.model
+    elif isinstance(record, ReadTaskEnded):
+        task.status = TASK_END[kind]
+        task.duration_ms = record.duration_ms
+        task.turns, task.tokens = record.turns, record.tokens
+        task.error = _error(record) if kind == "task_failed" else None
+        task.recovered_from = recovered_from(record) or task.recovered_from
+        if stamp is not None:
+            task.end_ns = stamp
+    elif isinstance(record, ReadTaskRecovered):
+        task.recovered_from = {}  # the terminal frame names the cause
+    elif (note := _note(record)) is not None:
+        task.notes.append(note)
+
+
+def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
+    """Fold `frames` (in journal order) under their chain `verdict`."""
+    view = TraceView(verdict)
+    started = False
+    for frame in frames:
+        view.frames += 1
+        if frame.timestamp is not None:
+            view.first_ns = frame.timestamp if view.first_ns is None else min(
+                view.first_ns, frame.timestamp)
+            view.last_ns = frame.timestamp if view.last_ns is None else max(
+                view.last_ns, frame.timestamp)
+        record = frame.read()
+        if isinstance(record, ReadWorkflowStarted):
+            if not started:
+                view.workflow, started = record, True
+        elif frame.task is not None:
+            task = view.tasks.get(frame.task)
+            if task is None:
+                task = view.tasks[frame.task] = TaskView(frame.task, parent=record.parent)
+            _task_frame(task, frame, record)
+        elif isinstance(record, ReadWorkflowEnded):
+            view.state = record.state or frame.kind.removeprefix("workflow_")
+            view.end_error = record.error
+    for task in view.tasks.values():
+        for run in task.runs.values():
+            run.mark_cycles()
+    return view

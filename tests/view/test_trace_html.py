@@ -1,0 +1,144 @@
+"""`nika trace show --html`: one self-contained page, built from real journals."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from tests.journal._journals import chained_journal, run_journal
+
+from nika.cli import main
+from nika.journal.verify import read_frames, verify
+from nika.view.trace_html import FOLD_AT, render_html
+
+
+class Page(HTMLParser):
+    """Every start tag with its attributes, and the page's text."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.text: list[str] = []
+        self.scripts: list[str] = []
+        self._in_script = False
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, {k: v or "" for k, v in attrs}))
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        (self.scripts if self._in_script else self.text).append(data)
+
+    def having(self, cls: str, tag: str | None = None) -> list[dict[str, str]]:
+        return [a for t, a in self.tags
+                if cls in a.get("class", "").split() and (tag is None or t == tag)]
+
+
+@pytest.fixture(scope="module")
+def journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return run_journal(tmp_path_factory.mktemp("view"))
+
+
+def _page(path: Path) -> str:
+    data = path.read_bytes()
+    return render_html(read_frames(data), verify(data), path.name)
+
+
+def test_the_page_fetches_nothing_and_runs_only_its_own_script(journal: Path) -> None:
+    text = _page(journal)
+    page = Page(text)
+    assert not re.search(r"(?i)\b(src|href)\s*=\s*['\"]?(https?:|//)", text)
+    assert not any(tag in ("link", "img", "iframe", "object") for tag, _ in page.tags)
+    [csp] = [a["content"] for t, a in page.tags if a.get("http-equiv") ==
+             "Content-Security-Policy"]
+    assert "default-src 'none'" in csp
+    [script] = page.scripts
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    assert f"'sha256-{digest}'" in csp  # the inline script is the only one allowed
+    assert len(text.encode()) < 64_000  # a 3-task run is a small page
+
+
+def test_verdict_tasks_and_turns_are_laid_out(journal: Path) -> None:
+    page = Page(_page(journal))
+    assert page.tags[page.tags.index(("body", {})) + 1] == (
+        "header", {"id": "verdict", "class": "v-clean"})  # the verdict heads the page
+    assert "CLEAN" in page.text
+    assert len(page.having("trow", "div")) == 3  # one timeline row per task
+    links = [a["href"] for t, a in page.tags if re.fullmatch(r"#t\d+", a.get("href", ""))]
+    assert links == ["#t0", "#t1", "#t2"]  # each row links to its task's section
+    assert [a["id"] for a in page.having("task")] == ["t0", "t1", "t2"]
+    assert [a["id"] for a in page.having("plain")] == ["t0"]  # a plain task is one line
+    assert len(page.having("strip")) == 2  # one turn map per agent run
+    turns = page.having("turn", "details")
+    assert len(turns) == 5 + 1
+    draft = turns[:5]
+    assert ["nudge" in a["class"] for a in draft] == [False, False, True, False, False]
+    assert ["stall" in a["class"] for a in draft] == [False] * 4 + [True]
+    assert all("cycle" in a["class"] for a in draft)  # the repeated block is marked
+    assert "open" in draft[4]  # the stall's evidence is unfolded
+    assert "ev" not in turns[5]["class"].split()  # wrapup's turn is uneventful
+    body = " ".join(page.text)
+    assert "ranked" in body and "passthrough" in body
+    assert "nika:compose" in body and "NIKA-PARSE-002" in body
+    assert "recovered by on_error from NIKA-AGENT-006" in body
+    assert re.search(r"Stalled.*5 times", body)
+    assert " 5 turns · " in body and " 1 turn · " in body  # the count agrees with its noun
+
+
+def _hostile_journal(tmp_path: Path) -> Path:
+    evil = "<script>alert(1)</script>\x1b[2J\u202eevil"
+    return chained_journal(tmp_path / "j.ndjson", [
+        ("workflow_started", {"workflow": evil, "tasks": 1}),
+        ("task_started", {"task": "t", "note": evil}),
+        ("verb_invoked", {"task": "t", "agent_event": "run_started", "model": evil,
+                          "universe": 1, "attempt": 1, "verb": "agent"}),
+        ("tool_invoked", {"task": "t", "agent_event": "tool_completed", "turn": 1,
+                          "attempt": 1, "name": evil, "call_id": "c1", "is_error": False,
+                          "result_bytes": 5000,
+                          "arguments": '{"q":"</pre><img src=x onerror=alert(1)>"}',
+                          "result": "r" * 5000}),
+        ("task_completed", {"task": "t", "status": "success", "duration_ms": 1}),
+        ("workflow_completed", {"state": "success"}),
+    ])
+
+
+def test_journal_text_is_escaped_visibly_and_long_values_fold(tmp_path: Path) -> None:
+    text = _page(_hostile_journal(tmp_path))
+    assert "<script>alert" not in text and "<img" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;\\x1b[2J\\u202eevil" in text
+    assert "\x1b" not in text and "\u202e" not in text
+    page = Page(text)
+    [fold] = page.having("fold", "details")
+    assert "open" not in fold and f"{5000:,} chars" in " ".join(page.text)
+    assert text.count("r" * 5000) == 1  # folded, not copied
+    assert "&lt;/pre&gt;&lt;img src=x onerror=alert(1)&gt;" in text  # short: shown whole
+    assert "&lt;/pre&gt;" in text and len("</pre><img src=x onerror=alert(1)>") < FOLD_AT
+
+
+def test_the_cli_writes_the_page_and_exits_by_the_chain_verdict(
+    journal: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "trace.html"
+    assert main(["trace", "show", str(journal), "--html", str(out)]) == 0
+    assert out.read_text(encoding="utf-8").startswith("<!doctype html>")
+    assert capsys.readouterr().out.startswith(f"wrote {out} (")
+
+    lines = journal.read_bytes().split(b"\n")
+    edited = next(n for n, line in enumerate(lines) if b'"value":"hello"' in line)
+    lines[edited] = lines[edited].replace(b'"value":"hello"', b'"value":"HELLO"')
+    forged = tmp_path / "forged.ndjson"
+    forged.write_bytes(b"\n".join(lines))
+    assert main(["trace", "show", str(forged), "--html", str(out)]) == 2  # as the text view
+    page = Page(out.read_text(encoding="utf-8"))
+    assert page.having("v-forged", "header") and "FORGED" in page.text
+
+    assert main(["trace", "show", str(journal), "--html", str(tmp_path / "no" / "x.html")]) == 2
+    assert "cannot write" in capsys.readouterr().err
