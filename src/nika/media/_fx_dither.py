@@ -1,0 +1,185 @@
+"""image_fx's palette ops: palette_map, dither, halftone. Integer arithmetic only; nearest
+colour in fixed-point Oklab (`_oklab`).
+
+palette_map: every pixel becomes its nearest palette colour.
+
+dither, ordered modes: a threshold t in 0..N−1 per pixel, offset
+o = ⌊(2t + 1) · s / (2N)⌋ − ⌊s/2⌋ with spread s = ⌊255 / (k − 1)⌋ for a k-colour palette,
+added to each channel (clamped), then the nearest colour.
+- bayerN (N = n², n = 2, 4, 8): the recursive Bayer matrix B₁ = [0], B₂ₙ = [[4B, 4B + 2],
+  [4B + 3, 4B + 1]], tiled from the top-left corner.
+- blue_noise (N = 256): a 16×16 rank matrix, tiled, built at first use by a void-filling
+  pass: on the torus, repeatedly rank the unranked cell of least energy (the first in row
+  order on a tie; cell 0 first), each ranked cell adding 2²⁴ · 81 // (9 + 2d²)² at toroidal
+  squared distance d² to every cell's energy.
+- ign (N = 256): Jimenez's interleaved gradient noise in 32-bit fixed point:
+  f = (288237660 x + 25070368 y) mod 2³², t = (((f · 3472289) >> 16) mod 2³²) >> 24.
+
+dither, error-diffusion modes (left to right, top to bottom, no serpentine): the pixel plus
+its carried error is clamped to 0..=255, quantized to the nearest palette colour of its
+6-bit-per-channel cell (a 2¹⁸-entry table of nearest colours at the cells' values
+(c << 2) | (c >> 4), so the per-pixel lookup is one index), and its error e (clamped value
+minus colour) is carried to each neighbour as ⌊(2 · e · w + d) / (2d)⌋:
+- floyd_steinberg (d = 16): right 7; below-left 3, below 5, below-right 1;
+- atkinson (d = 8, 6/8 of the error carried): right 1, right+2 1; below-left 1, below 1,
+  below-right 1; two below 1;
+- jjn (Jarvis–Judice–Ninke, d = 48): right 7, right+2 5; next row 3 5 7 5 3; the row
+  after 1 3 5 3 1.
+
+halftone: a clustered-dot screen rotated by `angle` (cos, sin · 4096: 0° (4096, 0),
+15° (3956, 1060), 45° (2896, 2896), 75° (1060, 3956)). With u = c·(2x+1) + s·(2y+1) and
+v = c·(2y+1) − s·(2x+1) (units of 1/8192 pixel), the offsets from the cell centre are
+(u mod 8192·cell) − 4096·cell and the same for v; the pixel is black when
+255 · (du² + dv²) < (255 − Y) · 2 · (4096 · cell)², else white (Y the luma).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from nika.media._fx_common import Image, OpContext, Params, luma
+from nika.media._oklab import nearest, palette_colours
+
+I64 = npt.NDArray[np.int64]
+
+_KERNELS: dict[str, tuple[int, tuple[tuple[int, int, int], ...]]] = {
+    "floyd_steinberg": (16, ((1, 0, 7), (-1, 1, 3), (0, 1, 5), (1, 1, 1))),
+    "atkinson": (8, ((1, 0, 1), (2, 0, 1), (-1, 1, 1), (0, 1, 1), (1, 1, 1), (0, 2, 1))),
+    "jjn": (48, ((1, 0, 7), (2, 0, 5), (-2, 1, 3), (-1, 1, 5), (0, 1, 7), (1, 1, 5), (2, 1, 3),
+                 (-2, 2, 1), (-1, 2, 3), (0, 2, 5), (1, 2, 3), (2, 2, 1))),
+}
+_ANGLES = {0: (4096, 0), 15: (3956, 1060), 45: (2896, 2896), 75: (1060, 3956)}
+
+
+def bayer(n: int) -> I64:
+    """The n×n Bayer matrix (n a power of two)."""
+    m = np.zeros((1, 1), np.int64)
+    while m.shape[0] < n:
+        m = np.block([[4 * m, 4 * m + 2], [4 * m + 3, 4 * m + 1]])
+    return m
+
+
+@cache
+def blue_noise() -> I64:
+    """The 16×16 blue-noise rank matrix (see the module doc)."""
+    d = np.minimum(np.arange(16), 16 - np.arange(16))
+    d2 = d[:, None] ** 2 + d[None, :] ** 2
+    kernel = ((1 << 24) * 81) // (9 + 2 * d2) ** 2
+    energy = np.zeros((16, 16), np.int64)
+    rank = np.full((16, 16), -1, np.int64)
+    for r in range(256):
+        masked = np.where(rank < 0, energy, np.iinfo(np.int64).max)
+        cell = int(np.argmin(masked))
+        cy, cx = divmod(cell, 16)
+        rank[cy, cx] = r
+        energy += np.roll(kernel, (cy, cx), axis=(0, 1))
+    return rank
+
+
+def _thresholds(mode: str, height: int, width: int) -> tuple[I64, int]:
+    if mode.startswith("bayer"):
+        m = bayer(int(mode[5:]))
+    elif mode == "blue_noise":
+        m = blue_noise()
+    else:
+        x = np.arange(width, dtype=np.uint64)[None, :]
+        y = np.arange(height, dtype=np.uint64)[:, None]
+        f = (x * np.uint64(288237660) + y * np.uint64(25070368)) & np.uint64(0xFFFFFFFF)
+        t = ((f * np.uint64(3472289)) >> np.uint64(16)) & np.uint64(0xFFFFFFFF)
+        return (t >> np.uint64(24)).astype(np.int64), 256
+    n = m.shape[0]
+    reps = (-(-height // n), -(-width // n))
+    return np.tile(m, reps)[:height, :width], n * n
+
+
+def _mapped(img: Image, rgb: npt.NDArray[np.integer], pal: npt.NDArray[np.uint8]) -> Image:
+    out = img.copy()
+    out[..., :3] = pal[nearest(rgb, pal)]
+    return out
+
+
+def palette_map(img: Image, params: Params, ctx: OpContext) -> Image:
+    pal = palette_colours(params["palette"])
+    return _mapped(img, img[..., :3], pal)
+
+
+def dither(img: Image, params: Params, ctx: OpContext) -> Image:
+    pal = palette_colours(params["palette"])
+    mode = str(params["mode"])
+    if mode in _KERNELS:
+        return _diffused(img, pal, mode, ctx)
+    height, width = img.shape[:2]
+    t, levels = _thresholds(mode, height, width)
+    spread = 255 // (len(pal) - 1)
+    offset = ((2 * t + 1) * spread) // (2 * levels) - spread // 2
+    rgb = np.clip(img[..., :3].astype(np.int64) + offset[..., None], 0, 255)
+    return _mapped(img, rgb, pal)
+
+
+@cache
+def _six_bit_table(pal_bytes: bytes) -> list[int]:
+    pal = np.frombuffer(pal_bytes, np.uint8).reshape(-1, 3)
+    c = np.arange(64, dtype=np.int64)
+    c = (c << 2) | (c >> 4)
+    grid = np.stack(np.meshgrid(c, c, c, indexing="ij"), axis=-1)
+    return [int(v) for v in nearest(grid, pal).reshape(-1)]
+
+
+def _diffused(img: Image, pal: npt.NDArray[np.uint8], mode: str, ctx: OpContext) -> Image:
+    div, taps = _KERNELS[mode]
+    height, width = img.shape[:2]
+    table = _six_bit_table(pal.tobytes())
+    colours = [tuple(int(v) for v in c) for c in pal]
+    depth = 1 + max(dy for _, dy, _ in taps)
+    pad = 2
+    carry = [[[0] * (width + 2 * pad) for _ in range(3)] for _ in range(depth)]
+    index = np.empty((height, width), np.intp)
+    half = 2 * div
+    for y in range(height):
+        row = img[y, :, :3].tolist()
+        here = carry[0]
+        er, eg, eb = here
+        out_row = [0] * width
+        for x in range(width):
+            r, g, b = row[x]
+            r = min(255, max(0, r + er[x + pad]))
+            g = min(255, max(0, g + eg[x + pad]))
+            b = min(255, max(0, b + eb[x + pad]))
+            i = table[((r >> 2) << 12) | ((g >> 2) << 6) | (b >> 2)]
+            out_row[x] = i
+            pr, pg, pb = colours[i]
+            dr, dg, db = 2 * (r - pr), 2 * (g - pg), 2 * (b - pb)
+            for dx, dy, w in taps:
+                target = carry[dy]
+                at = x + dx + pad
+                target[0][at] += (dr * w + div) // half
+                target[1][at] += (dg * w + div) // half
+                target[2][at] += (db * w + div) // half
+        index[y] = out_row
+        carry.pop(0)
+        carry.append([[0] * (width + 2 * pad) for _ in range(3)])
+        if y % 16 == 0:
+            ctx.checkpoint()
+    out = img.copy()
+    out[..., :3] = pal[index]
+    return out
+
+
+def halftone(img: Image, params: Params, ctx: OpContext) -> Image:
+    height, width = img.shape[:2]
+    cell = int(params["cell"])
+    cos, sin = _ANGLES[int(params["angle"])]
+    period = 8192 * cell
+    x2 = 2 * np.arange(width, dtype=np.int64)[None, :] + 1
+    y2 = 2 * np.arange(height, dtype=np.int64)[:, None] + 1
+    du = (cos * x2 + sin * y2) % period - period // 2
+    dv = (cos * y2 - sin * x2) % period - period // 2
+    ink = 255 - luma(img).astype(np.int64)
+    radius = 2 * (4096 * cell) ** 2
+    black = 255 * (du * du + dv * dv) < ink * radius
+    out = img.copy()
+    out[..., :3] = np.where(black, 0, 255).astype(np.uint8)[..., None]
+    return out
