@@ -8,10 +8,14 @@ o = ⌊(2t + 1) · s / (2N)⌋ − ⌊s/2⌋ with spread s = ⌊255 / (k − 1)�
 added to each channel (clamped), then the nearest colour.
 - bayerN (N = n², n = 2, 4, 8): the recursive Bayer matrix B₁ = [0], B₂ₙ = [[4B, 4B + 2],
   [4B + 3, 4B + 1]], tiled from the top-left corner.
-- blue_noise (N = 256): a 16×16 rank matrix, tiled, built at first use by a void-filling
-  pass: on the torus, repeatedly rank the unranked cell of least energy (the first in row
-  order on a tie; cell 0 first), each ranked cell adding 2²⁴ · 81 // (9 + 2d²)² at toroidal
-  squared distance d² to every cell's energy.
+- blue_noise (N = 256): a 16×16 rank matrix, tiled, built at first use by Ulichney's
+  void-and-cluster on the torus with the integer kernel 2²⁴ · 81 // (9 + 2d²)² (d² the
+  toroidal squared distance; a cell's energy is the kernel summed over the points): the 26
+  cells with the least `_prng` words of Stream(0, 0, 0xB1) start as points; relax by moving
+  the tightest cluster (most energy among points) to the largest void (least energy among
+  the rest) until a move would return to where it came from; rank the start points from
+  tightest (highest rank) down, then fill the voids one by one (ranks 26..255). Ties go to
+  the first cell in row order.
 - ign (N = 256): Jimenez's interleaved gradient noise in 32-bit fixed point:
   f = (288237660 x + 25070368 y) mod 2³², t = (((f · 3472289) >> 16) mod 2³²) >> 24.
 
@@ -42,6 +46,7 @@ import numpy.typing as npt
 
 from nika.media._fx_common import Image, OpContext, Params, luma
 from nika.media._oklab import nearest, palette_colours
+from nika.media._prng import Stream
 
 I64 = npt.NDArray[np.int64]
 
@@ -62,21 +67,46 @@ def bayer(n: int) -> I64:
     return m
 
 
+def _energy_of(kernel: I64, cell: int) -> I64:
+    cy, cx = divmod(cell, 16)
+    rolled: I64 = np.roll(kernel, (cy, cx), axis=(0, 1)).reshape(-1)
+    return rolled
+
+
 @cache
 def blue_noise() -> I64:
-    """The 16×16 blue-noise rank matrix (see the module doc)."""
+    """The 16×16 blue-noise rank matrix (void-and-cluster; see the module doc)."""
     d = np.minimum(np.arange(16), 16 - np.arange(16))
     d2 = d[:, None] ** 2 + d[None, :] ** 2
     kernel = ((1 << 24) * 81) // (9 + 2 * d2) ** 2
-    energy = np.zeros((16, 16), np.int64)
-    rank = np.full((16, 16), -1, np.int64)
-    for r in range(256):
-        masked = np.where(rank < 0, energy, np.iinfo(np.int64).max)
-        cell = int(np.argmin(masked))
-        cy, cx = divmod(cell, 16)
-        rank[cy, cx] = r
-        energy += np.roll(kernel, (cy, cx), axis=(0, 1))
-    return rank
+    top = np.iinfo(np.int64).max
+    ones = np.zeros(256, np.bool_)
+    ones[np.argsort(Stream(0, 0, 0xB1).words(0, 256), kind="stable")[:26]] = True
+    energy = sum((_energy_of(kernel, int(c)) for c in np.flatnonzero(ones)),
+                 np.zeros(256, np.int64))
+    for _ in range(256):  # relax: move the tightest cluster into the largest void
+        tight = int(np.argmax(np.where(ones, energy, -1)))
+        ones[tight] = False
+        energy -= _energy_of(kernel, tight)
+        void = int(np.argmin(np.where(ones, top, energy)))
+        ones[void] = True
+        energy += _energy_of(kernel, void)
+        if void == tight:
+            break
+    rank = np.zeros(256, np.int64)
+    start, start_energy = ones.copy(), energy.copy()
+    for r in range(int(ones.sum()) - 1, -1, -1):  # the initial points, tightest last
+        tight = int(np.argmax(np.where(ones, energy, -1)))
+        ones[tight] = False
+        energy -= _energy_of(kernel, tight)
+        rank[tight] = r
+    ones, energy = start, start_energy
+    for r in range(int(ones.sum()), 256):  # the rest, each into the largest void
+        void = int(np.argmin(np.where(ones, top, energy)))
+        ones[void] = True
+        energy += _energy_of(kernel, void)
+        rank[void] = r
+    return rank.reshape(16, 16)
 
 
 def _thresholds(mode: str, height: int, width: int) -> tuple[I64, int]:
