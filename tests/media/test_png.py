@@ -138,7 +138,8 @@ from nika.media import png
 def chunk(k, b):
     return struct.pack(">I", len(b)) + k + b + struct.pack(">I", zlib.crc32(k + b))
 z = zlib.compressobj(9)
-body = z.compress(b"\x00" * (1 << 30)) + z.flush()   # 1 GiB of zeros, ~1 MiB compressed
+zeros = bytes(1 << 20)
+body = b"".join(z.compress(zeros) for _ in range(1024)) + z.flush()  # 1 GiB inflated, ~1 MiB
 def make(w, h):
     return (png.SIGNATURE + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
             + chunk(b"IDAT", body) + chunk(b"IEND", b""))

@@ -34,7 +34,7 @@ def _paeth(row: bytearray, prior: bytes, bpp: int) -> None:
         row[i] = (row[i] + pred) & 0xFF
 
 
-def unfilter(raw: bytes, height: int, width: int, bpp: int,
+def unfilter(raw: bytes | bytearray, height: int, width: int, bpp: int,
              checkpoint: Callable[[], None]) -> npt.NDArray[np.uint8]:
     """The (height, width, bpp) pixels of `height` filtered rows; ValueError on a bad
     filter type. `checkpoint` runs every few rows (cancellation)."""

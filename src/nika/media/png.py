@@ -20,7 +20,7 @@ import struct
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,7 @@ CHANNELS: Final = {0: 1, 4: 2, 2: 3, 6: 4}
 """Channels per supported colour type (gray, gray+alpha, RGB, RGBA)."""
 _COLOUR_NAMES: Final = {0: "gray", 2: "RGB", 3: "palette", 4: "gray+alpha", 6: "RGBA"}
 _TYPE_OF: Final = {v: k for k, v in CHANNELS.items()}
+_STEP: Final = 1 << 20
 
 Pixels = npt.NDArray[np.uint8]
 Kind = Literal["format", "corrupt", "budget"]
@@ -125,6 +126,25 @@ def read_header(data: bytes) -> Header:
     return Header(width, height, depth, colour, interlace)
 
 
+def _inflate(inflater: Any, body: bytes, raw: bytearray, expected: int) -> None:
+    """Inflate `body` onto `raw` in 1 MiB steps (no second copy of a large image), refusing
+    the first byte past `expected`."""
+    pending = body
+    while pending:
+        try:
+            piece = inflater.decompress(pending, min(_STEP, expected + 1 - len(raw)))
+        except zlib.error as err:
+            raise PngError("corrupt", f"the image data does not inflate ({err}); the file is "
+                           "corrupted — re-export it") from None
+        raw += piece
+        if len(raw) > expected:
+            raise PngError("corrupt", "the image data inflates to more bytes than the header "
+                           "declares; the file is corrupted — re-export it")
+        if not piece and inflater.unconsumed_tail == pending:
+            return  # no progress: the stream ended (the rest is unused data)
+        pending = inflater.unconsumed_tail
+
+
 def decode(data: bytes, checkpoint: Callable[[], None] = lambda: None) -> Pixels:
     """The pixels of a PNG (height, width, channels), after `read_header` judged it."""
     header = read_header(data)
@@ -136,14 +156,7 @@ def decode(data: bytes, checkpoint: Callable[[], None] = lambda: None) -> Pixels
     for kind, body in _chunks(data):
         if kind == b"IDAT":
             seen_data = True
-            try:
-                raw += inflater.decompress(body, expected + 1 - len(raw))
-            except zlib.error as err:
-                raise PngError("corrupt", f"the image data does not inflate ({err}); the file "
-                               "is corrupted — re-export it") from None
-            if len(raw) > expected or inflater.unconsumed_tail:
-                raise PngError("corrupt", "the image data inflates to more bytes than the "
-                               "header declares; the file is corrupted — re-export it")
+            _inflate(inflater, body, raw, expected)
         elif kind[0] & 0x20 == 0 and kind not in (b"IHDR", b"IEND", b"PLTE"):
             raise PngError("format", f"the PNG carries an unknown critical chunk {kind!r}")
     if not seen_data or not inflater.eof or len(raw) != expected:
@@ -151,7 +164,7 @@ def decode(data: bytes, checkpoint: Callable[[], None] = lambda: None) -> Pixels
                        "bytes, or no end of stream); the file is truncated — re-export it")
     checkpoint()
     try:
-        return unfilter(bytes(raw), header.height, header.width, header.channels, checkpoint)
+        return unfilter(raw, header.height, header.width, header.channels, checkpoint)
     except ValueError as err:
         raise PngError("corrupt", str(err)) from None
 
