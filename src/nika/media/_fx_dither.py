@@ -158,41 +158,49 @@ def _six_bit_table(pal_bytes: bytes) -> list[int]:
     return [int(v) for v in nearest(grid, pal).reshape(-1)]
 
 
+_BAND = 256
+"""Rows per band of the error-diffusion wavefront."""
+
+
 def _diffused(img: Image, pal: npt.NDArray[np.uint8], mode: str, ctx: OpContext) -> Image:
+    """Error diffusion, pixel for pixel the sequential scan's arithmetic, computed as a
+    wavefront: pixel (x, y) runs at step x + 3y, when every pixel that feeds it (left on its
+    row, or up to two columns right on the rows above) has run — so each step is one numpy
+    operation over a diagonal of pixels. Integer sums do not depend on their order, so the
+    bytes are the scan's. Bands of `_BAND` rows bound the working memory."""
     div, taps = _KERNELS[mode]
     height, width = img.shape[:2]
-    table = _six_bit_table(pal.tobytes())
-    colours = [tuple(int(v) for v in c) for c in pal]
-    depth = 1 + max(dy for _, dy, _ in taps)
-    pad = 2
-    carry = [[[0] * (width + 2 * pad) for _ in range(3)] for _ in range(depth)]
+    table = np.array(_six_bit_table(pal.tobytes()), np.intp)
+    colours = pal.astype(np.int64)
+    pad, depth = 2, 1 + max(dy for _, dy, _ in taps)
+    twice = 2 * div
     index = np.empty((height, width), np.intp)
-    half = 2 * div
-    for y in range(height):
-        row = img[y, :, :3].tolist()
-        here = carry[0]
-        er, eg, eb = here
-        out_row = [0] * width
-        for x in range(width):
-            r, g, b = row[x]
-            r = min(255, max(0, r + er[x + pad]))
-            g = min(255, max(0, g + eg[x + pad]))
-            b = min(255, max(0, b + eb[x + pad]))
-            i = table[((r >> 2) << 12) | ((g >> 2) << 6) | (b >> 2)]
-            out_row[x] = i
-            pr, pg, pb = colours[i]
-            dr, dg, db = 2 * (r - pr), 2 * (g - pg), 2 * (b - pb)
-            for dx, dy, w in taps:
-                target = carry[dy]
-                at = x + dx + pad
-                target[0][at] += (dr * w + div) // half
-                target[1][at] += (dg * w + div) // half
-                target[2][at] += (db * w + div) // half
-        index[y] = out_row
-        carry.pop(0)
-        carry.append([[0] * (width + 2 * pad) for _ in range(3)])
-        if y % 16 == 0:
-            ctx.checkpoint()
+    carried = np.zeros((depth - 1, width + 2 * pad, 3), np.int64)  # into the next band
+    stride = width + 2 * pad
+    offsets = [(dy * stride + dx, w) for dx, dy, w in taps]
+    weights = sorted({w for _, _, w in taps})
+    for top in range(0, height, _BAND):
+        rows = min(_BAND, height - top)
+        err = np.zeros(((rows + depth - 1) * stride, 3), np.int64)  # flat: row · stride + x
+        err[:(depth - 1) * stride] += carried.reshape(-1, 3)
+        src = img[top:top + rows, :, :3].astype(np.int64).reshape(-1, 3)
+        for step in range(width + 3 * (rows - 1)):
+            y_lo = max(0, -(-(step - width + 1) // 3))
+            y_hi = min(rows - 1, step // 3)
+            ys = np.arange(y_lo, y_hi + 1)
+            xs = step - 3 * ys
+            at = ys * stride + xs + pad
+            value = np.clip(src[ys * width + xs] + err[at], 0, 255)
+            key = ((value[:, 0] >> 2) << 12) | ((value[:, 1] >> 2) << 6) | (value[:, 2] >> 2)
+            picked = table[key]
+            index[top + ys, xs] = picked
+            e = 2 * (value - colours[picked])
+            share = {w: (e * w + div) // twice for w in weights}
+            for offset, w in offsets:
+                err[at + offset] += share[w]
+            if step % 256 == 0:
+                ctx.checkpoint()
+        carried = err[rows * stride:(rows + depth - 1) * stride].reshape(depth - 1, stride, 3)
     out = img.copy()
     out[..., :3] = pal[index]
     return out

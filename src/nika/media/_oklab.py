@@ -100,28 +100,43 @@ def to_srgb(linear: npt.NDArray[np.integer]) -> U8:
     return out
 
 
+def _mix(matrix: I64, x: I64, y: I64, z: I64) -> list[I64]:
+    """Each row of an integer 3×3 matrix applied to the columns x, y, z, then >> 12 with
+    rounding (elementwise: numpy has no fast integer matrix product)."""
+    return [(int(r[0]) * x + int(r[1]) * y + int(r[2]) * z + 2048) >> 12 for r in matrix]
+
+
 def oklab(rgb: npt.NDArray[np.integer]) -> I64:
     """Fixed-point Oklab (…, 3) of 8-bit sRGB (…, 3) (see the module doc)."""
     lin = to_linear(rgb)
-    lms = np.clip((lin @ _M1.T + 2048) >> 12, 0, 65535)
-    lab: I64 = (_cbrt()[lms] @ _M2.T + 2048) >> 12
+    lms = [np.clip(c, 0, 65535) for c in _mix(_M1, lin[..., 0], lin[..., 1], lin[..., 2])]
+    cbrt = _cbrt()
+    lab: I64 = np.stack(_mix(_M2, cbrt[lms[0]], cbrt[lms[1]], cbrt[lms[2]]), axis=-1)
     return lab
 
 
 def nearest(rgb: npt.NDArray[np.integer], palette: U8) -> npt.NDArray[np.intp]:
     """The index of the palette colour nearest each (…, 3) colour in Oklab. Distinct colours
-    are judged once each (an image holds far fewer than it has pixels)."""
+    are judged once each (an image holds far fewer than it has pixels): the argmin of
+    |t|² − 2·lab·t over the palette colours t, the same order as the squared distance."""
     shape = rgb.shape[:-1]
     flat = rgb.reshape(-1, 3).astype(np.int64)
     keys = (flat[:, 0] << 16) | (flat[:, 1] << 8) | flat[:, 2]
-    unique, inverse = np.unique(keys, return_inverse=True)
+    seen = np.zeros(1 << 24, np.bool_)
+    seen[keys] = True
+    unique = np.flatnonzero(seen)
     colours = np.stack([(unique >> 16) & 255, (unique >> 8) & 255, unique & 255], axis=1)
     lab = oklab(colours)
     target = oklab(palette)
-    best = np.empty(len(unique), np.intp)
-    step = max(1, (1 << 20) // len(palette))
-    for lo in range(0, len(unique), step):
-        part = lab[lo:lo + step, None, :] - target[None, :, :]
-        best[lo:lo + step] = np.argmin((part * part).sum(axis=2), axis=1)
-    found: npt.NDArray[np.intp] = best[inverse.reshape(-1)].reshape(shape)
+    best = np.zeros(len(unique), np.intp)
+    least = np.full(len(unique), np.iinfo(np.int64).max, np.int64)
+    for k, (tl, ta, tb) in enumerate(target.tolist()):
+        score = (tl * tl + ta * ta + tb * tb) - 2 * (lab[:, 0] * tl + lab[:, 1] * ta
+                                                      + lab[:, 2] * tb)
+        better = score < least  # strictly: a tie keeps the earlier colour
+        least = np.where(better, score, least)
+        best = np.where(better, k, best)
+    table = np.zeros(1 << 24, np.uint8 if len(palette) <= 256 else np.intp)
+    table[unique] = best
+    found: npt.NDArray[np.intp] = table[keys].astype(np.intp).reshape(shape)
     return found
