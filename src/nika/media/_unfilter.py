@@ -1,8 +1,10 @@
 """PNG scanline unfiltering (PNG spec §9): filtered rows back to pixels.
 
-None, Sub and Up are whole-row numpy operations (Sub is a per-channel running sum modulo
-256); Average and Paeth depend on the byte just reconstructed, so they run byte by byte over
-Python ints — the slow path, taken only for rows an encoder chose those filters for.
+When every row uses None, Sub or Up, each row is one numpy operation (Sub is a per-channel
+running sum modulo 256). Average and Paeth read the pixel just reconstructed to the left, so
+a file using them is unfiltered as a wavefront: pixel (x, y) needs only (x − 1, y), (x, y − 1)
+and (x − 1, y − 1), so all pixels with the same x + y are reconstructed together, each by its
+own row's filter — one numpy step per diagonal instead of a Python step per byte.
 """
 
 from __future__ import annotations
@@ -12,53 +14,78 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-_ROWS_PER_CHECK = 64
+_CHECK_EVERY = 64
 
 
-def _average(row: bytearray, prior: bytes, bpp: int) -> None:
-    for i in range(len(row)):
-        left = row[i - bpp] if i >= bpp else 0
-        row[i] = (row[i] + ((left + prior[i]) >> 1)) & 0xFF
-
-
-def _paeth(row: bytearray, prior: bytes, bpp: int) -> None:
-    for i in range(len(row)):
-        if i >= bpp:
-            a, c = row[i - bpp], prior[i - bpp]
+def _by_rows(filt: npt.NDArray[np.uint8], kinds: list[int], out: npt.NDArray[np.uint8],
+             checkpoint: Callable[[], None]) -> None:
+    prior = np.zeros(filt.shape[1:], np.uint8)
+    for y, kind in enumerate(kinds):
+        line = filt[y]
+        if kind == 0:
+            out[y] = line
+        elif kind == 1:
+            out[y] = np.cumsum(line, axis=0, dtype=np.uint8)
         else:
-            a = c = 0
-        b = prior[i]
-        p = a + b - c
-        pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-        pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-        row[i] = (row[i] + pred) & 0xFF
+            out[y] = line + prior
+        prior = out[y]
+        if y % _CHECK_EVERY == 0:
+            checkpoint()
+
+
+_BAND = 256
+"""Rows per band of the wavefront (its skewed buffers hold (width + band) × band pixels)."""
+
+
+def _wavefront(filt: npt.NDArray[np.uint8], kinds: npt.NDArray[np.int16],
+               checkpoint: Callable[[], None]) -> npt.NDArray[np.uint8]:
+    """Band by band, rows laid out skewed — skew[t, r] holds pixel x = t − r of band row r,
+    row 0 being the row above the band — so each diagonal and its three neighbours are
+    contiguous slices."""
+    height, width, bpp = filt.shape
+    out = np.empty((height, width, bpp), np.uint8)
+    prior = np.zeros((width, bpp), np.uint8)
+    for top in range(0, height, _BAND):
+        rows = min(_BAND, height - top)
+        span = width + rows
+        done = np.zeros((span + 2, rows + 1, bpp), np.int16)  # t shifted by 2: t − 2 ≥ 0
+        given = np.zeros((span, rows + 1, bpp), np.int16)
+        done[2:width + 2, 0] = prior
+        for r in range(1, rows + 1):
+            given[r:r + width, r] = filt[top + r - 1]
+        kind = np.concatenate(([0], kinds[top:top + rows]))[:, None]
+        for t in range(1, span):
+            lo, hi = max(1, t - width + 1), min(rows, t) + 1
+            a = done[t + 1, lo:hi]
+            b = done[t + 1, lo - 1:hi - 1]
+            c = done[t, lo - 1:hi - 1]
+            pa, pb, pc = np.abs(b - c), np.abs(a - c), np.abs(a + b - 2 * c)
+            paeth = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+            k = kind[lo:hi]
+            pred = np.where(k == 1, a, np.where(k == 2, b, np.where(k == 3, (a + b) >> 1,
+                                                                       np.where(k == 4, paeth, 0))))
+            done[t + 2, lo:hi] = (given[t, lo:hi] + pred) & 0xFF
+            if t % 256 == 0:
+                checkpoint()
+        for r in range(1, rows + 1):
+            out[top + r - 1] = done[r + 2:r + 2 + width, r]
+        prior = out[top + rows - 1]
+    return out
 
 
 def unfilter(raw: bytes | bytearray, height: int, width: int, bpp: int,
              checkpoint: Callable[[], None]) -> npt.NDArray[np.uint8]:
     """The (height, width, bpp) pixels of `height` filtered rows; ValueError on a bad
-    filter type. `checkpoint` runs every few rows (cancellation)."""
-    stride = width * bpp
-    rows = np.frombuffer(raw, np.uint8).reshape(height, stride + 1)
-    out = np.empty((height, stride), np.uint8)
-    prior = np.zeros(stride, np.uint8)
-    for y in range(height):
-        kind = int(rows[y, 0])
-        line = rows[y, 1:]
-        if kind == 0:
-            out[y] = line
-        elif kind == 1:
-            out[y] = np.cumsum(line.reshape(width, bpp), axis=0, dtype=np.uint8).reshape(-1)
-        elif kind == 2:
-            out[y] = line + prior
-        elif kind in (3, 4):
-            row = bytearray(line.tobytes())
-            (_average if kind == 3 else _paeth)(row, prior.tobytes(), bpp)
-            out[y] = np.frombuffer(bytes(row), np.uint8)
-        else:
-            raise ValueError(f"row {y} has filter type {kind} (PNG defines 0..=4); the file "
-                             "is corrupted — re-export it")
-        prior = out[y]
-        if y % _ROWS_PER_CHECK == 0:
-            checkpoint()
-    return out.reshape(height, width, bpp)
+    filter type. `checkpoint` runs every few rows or diagonals (cancellation)."""
+    rows = np.frombuffer(raw, np.uint8).reshape(height, width * bpp + 1)
+    kinds = rows[:, 0]
+    bad = np.flatnonzero(kinds > 4)
+    if len(bad):
+        raise ValueError(f"row {int(bad[0])} has filter type {int(kinds[bad[0]])} (PNG defines "
+                         "0..=4); the file is corrupted — re-export it")
+    filt = rows[:, 1:].reshape(height, width, bpp)
+    if int(kinds.max()) <= 2:
+        out = np.empty((height, width, bpp), np.uint8)
+        _by_rows(filt, kinds.tolist(), out, checkpoint)
+        return out
+    return _wavefront(filt, kinds.astype(np.int16), checkpoint)

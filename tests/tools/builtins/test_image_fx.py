@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import shutil
 import struct
@@ -218,3 +219,22 @@ def test_the_spec_example_runs_through_the_cli(tmp_path: Path):
             assert im.size == (48, 32) and "image_fx/v1" in im.info["nika"]
             assert _gray_blocks(np.array(im))
     assert run() == first
+
+
+def test_a_task_timeout_cancels_the_render_through_the_cli(tmp_path: Path):
+    _photo(tmp_path, "big.png", size=(1000, 1000))
+    (tmp_path / "slow.nika.yaml").write_text(
+        'nika: slow\npermits: { tools: ["nika:image_fx"], fs: { read: ["*.png"], '
+        'write: ["out/*"] } }\ntasks:\n  fx:\n    timeout: 1s\n    invoke:\n'
+        "      tool: nika:image_fx\n      args:\n        input: big.png\n"
+        "        out: out/big.png\n        ops: [" + ", ".join(["{ dither: { mode: jjn } }"] * 8)
+        + "]\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3] / "src")}
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "nika.cli", "run", "slow.nika.yaml",
+                           "--report", "r.json"], cwd=tmp_path, env=env, capture_output=True,
+                          timeout=120)
+    assert done.returncode == 1 and time.monotonic() - started < 30
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["tasks"]["fx"]["error"]["code"] == "NIKA-TIMEOUT-001"
+    assert not (tmp_path / "out" / "big.png").exists()
