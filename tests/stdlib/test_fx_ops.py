@@ -91,6 +91,7 @@ def test_33_ops_and_none_are_refused():
 def test_templated_values_are_the_runs_to_judge():
     assert _codes([{"pixelate": {"block": "${{ inputs.b }}"}}], static=True) == []
     assert _codes("${{ inputs.ops }}", static=True) == []
+    assert _codes(["${{ inputs.op }}", {"grayscale": {}}], static=True) == []
     assert _codes([{"ascii": {"emit": "text"}}], "${{ inputs.out }}", static=True) == []
     # a literal error beside a template is still the check's
     assert _codes([{"pixelate": {"block": "${{ inputs.b }}"}}, {"blur": {}}],

@@ -123,6 +123,8 @@ def split(entry: Any) -> tuple[str, Any] | None:
 
 
 def _op(entry: Any, at: str, last: bool) -> str | None:
+    if _templated(entry):
+        return None  # a whole op from a `${{ }}`: the run's to judge
     pair = split(entry)
     if pair is None:
         return (f"`{at}: {entry!r}` is not a single-key op map; write e.g. `- grayscale: {{}}` "

@@ -21,7 +21,8 @@ from PIL import Image
 from nika.media import png
 from nika.tools.builtins import BuiltinExecutor
 
-SPEC = Path("/work/shared/nika-spec/examples")
+SPEC = next(p / "shared" / "nika-spec" for p in Path(__file__).resolve().parents
+            if (p / "shared" / "nika-spec").is_dir()) / "examples"  # the checkout's sibling
 OPS = [{"grayscale": {}}, {"dither": {"mode": "bayer4"}}, {"pixelate": {"block": 4}}]
 
 
