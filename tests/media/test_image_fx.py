@@ -184,3 +184,56 @@ def test_threshold_matrices():
     noise = blue_noise()
     assert sorted(noise.reshape(-1).tolist()) == list(range(256))
     assert hashlib.sha256(noise.tobytes()).hexdigest()[:16] == "078b5a9a0d4e93a0"
+
+
+def _param_value(name: str, key: str, param) -> st.SearchStrategy:
+    if param.kind == "int":
+        high = min(param.high, 70) if name in ("resize", "crop") else param.high
+        return st.integers(max(param.low, 0 if name == "crop" else param.low), high)
+    if param.kind == "enum":
+        return st.sampled_from(param.choices)
+    colour = st.lists(st.integers(0, 255), min_size=3, max_size=3)
+    if param.kind == "colour":
+        return colour
+    return st.one_of(st.sampled_from(["bw", "gray4", "gameboy", "cga", "okabe_ito"]),
+                     st.lists(colour, min_size=2, max_size=6))
+
+
+@st.composite
+def _ops(draw):
+    from nika.stdlib._fx_ops import OPS, problem
+
+    ops = []
+    for _ in range(draw(st.integers(1, 4))):
+        name = draw(st.sampled_from([n for n in OPS if n != "ascii"]))
+        params = {k: draw(_param_value(name, k, p)) for k, p in OPS[name].items()
+                  if draw(st.booleans()) or (p.default is None and not p.optional)}
+        if name == "resize" and not params.keys() & {"width", "height"}:
+            params["width"] = draw(st.integers(1, 70))
+        if name == "glitch" and not any(params.values()):
+            params["blocks"] = 1
+        ops.append({name: params})
+    if draw(st.booleans()):
+        ops.append({"ascii": {"cols": draw(st.integers(2, 40)),
+                              "emit": draw(st.sampled_from(["png", "text", "ansi"]))}})
+    emit = ops[-1].get("ascii", {}).get("emit", "png")
+    assert problem(ops, {"png": "o.png", "text": "o.txt", "ansi": "o.ans"}[emit]) is None
+    return ops
+
+
+@settings(max_examples=60, deadline=None)
+@given(_ops(), st.integers(1, 24), st.integers(1, 24), st.sampled_from([1, 3, 4]),
+       st.integers(-(2**70), 2**70))
+def test_any_valid_pipeline_renders_or_refuses_with_a_reason(ops, w, h, channels, seed):
+    pixels = np.random.RandomState(w * 31 + h).randint(0, 256, (h, w, channels)).astype(
+        np.uint8)
+    source_png = png.encode(pixels)
+    try:
+        first = render(source_png, normalized(ops), seed)
+    except FxError as err:
+        assert err.kind in ("args", "budget") and err.detail
+        return
+    assert first == render(source_png, normalized(ops), seed)
+    if first.format == "png":
+        with Image.open(io.BytesIO(first.data)) as im:
+            assert im.size == (first.width, first.height)
