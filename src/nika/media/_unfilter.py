@@ -1,10 +1,11 @@
 """PNG scanline unfiltering (PNG spec §9): filtered rows back to pixels.
 
-When every row uses None, Sub or Up, each row is one numpy operation (Sub is a per-channel
-running sum modulo 256). Average and Paeth read the pixel just reconstructed to the left, so
-a file using them is unfiltered as a wavefront: pixel (x, y) needs only (x − 1, y), (x, y − 1)
+Rows filtered None, Sub or Up are one numpy operation each (Sub is a per-channel running sum
+modulo 256). Average and Paeth read the pixel just reconstructed to the left: a short run of
+such rows is reconstructed byte by byte over Python ints; a long run (at least `_WAVE` bytes
+per column across the run) as a wavefront — pixel (x, y) needs only (x − 1, y), (x, y − 1)
 and (x − 1, y − 1), so all pixels with the same x + y are reconstructed together, each by its
-own row's filter — one numpy step per diagonal instead of a Python step per byte.
+own row's filter: one numpy step per diagonal instead of a Python step per byte.
 """
 
 from __future__ import annotations
@@ -17,20 +18,33 @@ import numpy.typing as npt
 _CHECK_EVERY = 64
 
 
-def _by_rows(filt: npt.NDArray[np.uint8], kinds: list[int], out: npt.NDArray[np.uint8],
-             checkpoint: Callable[[], None]) -> None:
-    prior = np.zeros(filt.shape[1:], np.uint8)
-    for y, kind in enumerate(kinds):
-        line = filt[y]
-        if kind == 0:
-            out[y] = line
-        elif kind == 1:
-            out[y] = np.cumsum(line, axis=0, dtype=np.uint8)
-        else:
-            out[y] = line + prior
-        prior = out[y]
-        if y % _CHECK_EVERY == 0:
-            checkpoint()
+_WAVE = 64
+
+
+def _fast_row(line: npt.NDArray[np.uint8], kind: int, prior: npt.NDArray[np.uint8]
+              ) -> npt.NDArray[np.uint8]:
+    if kind == 0:
+        return line
+    if kind == 1:
+        return np.cumsum(line, axis=0, dtype=np.uint8)
+    out: npt.NDArray[np.uint8] = line + prior
+    return out
+
+
+def _slow_row(line: npt.NDArray[np.uint8], kind: int, prior: npt.NDArray[np.uint8]
+              ) -> npt.NDArray[np.uint8]:
+    bpp = line.shape[1]
+    row, above = bytearray(line.tobytes()), prior.tobytes()
+    for i in range(len(row)):
+        a = row[i - bpp] if i >= bpp else 0
+        b = above[i]
+        if kind == 3:
+            row[i] = (row[i] + ((a + b) >> 1)) & 0xFF
+            continue
+        c = above[i - bpp] if i >= bpp else 0
+        pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+        row[i] = (row[i] + (a if pa <= pb and pa <= pc else (b if pb <= pc else c))) & 0xFF
+    return np.frombuffer(bytes(row), np.uint8).reshape(line.shape)
 
 
 _BAND = 256
@@ -38,13 +52,13 @@ _BAND = 256
 
 
 def _wavefront(filt: npt.NDArray[np.uint8], kinds: npt.NDArray[np.int16],
-               checkpoint: Callable[[], None]) -> npt.NDArray[np.uint8]:
+               prior: npt.NDArray[np.uint8], checkpoint: Callable[[], None]
+               ) -> npt.NDArray[np.uint8]:
     """Band by band, rows laid out skewed — skew[t, r] holds pixel x = t − r of band row r,
     row 0 being the row above the band — so each diagonal and its three neighbours are
     contiguous slices."""
     height, width, bpp = filt.shape
     out = np.empty((height, width, bpp), np.uint8)
-    prior = np.zeros((width, bpp), np.uint8)
     for top in range(0, height, _BAND):
         rows = min(_BAND, height - top)
         span = width + rows
@@ -84,8 +98,27 @@ def unfilter(raw: bytes | bytearray, height: int, width: int, bpp: int,
         raise ValueError(f"row {int(bad[0])} has filter type {int(kinds[bad[0]])} (PNG defines "
                          "0..=4); the file is corrupted — re-export it")
     filt = rows[:, 1:].reshape(height, width, bpp)
-    if int(kinds.max()) <= 2:
-        out = np.empty((height, width, bpp), np.uint8)
-        _by_rows(filt, kinds.tolist(), out, checkpoint)
-        return out
-    return _wavefront(filt, kinds.astype(np.int16), checkpoint)
+    out = np.empty((height, width, bpp), np.uint8)
+    prior = np.zeros((width, bpp), np.uint8)
+    slow = kinds >= 3
+    y = 0
+    while y < height:
+        end = y + 1
+        while end < height and slow[end] == slow[y]:
+            end += 1
+        if not slow[y]:
+            for row in range(y, end):
+                out[row] = prior = _fast_row(filt[row], int(kinds[row]), prior)
+                if row % _CHECK_EVERY == 0:
+                    checkpoint()
+        elif (end - y) * bpp < _WAVE:
+            for row in range(y, end):
+                out[row] = prior = _slow_row(filt[row], int(kinds[row]), prior)
+                checkpoint()
+        else:
+            out[y:end] = _wavefront(filt[y:end], kinds[y:end].astype(np.int16), prior,
+                                    checkpoint)
+            prior = out[end - 1]
+        checkpoint()
+        y = end
+    return out
