@@ -39,7 +39,7 @@ v = c·(2y+1) − s·(2x+1) (units of 1/8192 pixel), the offsets from the cell c
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -149,13 +149,15 @@ def dither(img: Image, params: Params, ctx: OpContext) -> Image:
     return _mapped(img, rgb, pal)
 
 
-@cache
-def _six_bit_table(pal_bytes: bytes) -> list[int]:
+@lru_cache(maxsize=8)  # a few palettes per run; each table is 2 MiB
+def _six_bit_table(pal_bytes: bytes) -> npt.NDArray[np.intp]:
     pal = np.frombuffer(pal_bytes, np.uint8).reshape(-1, 3)
     c = np.arange(64, dtype=np.int64)
     c = (c << 2) | (c >> 4)
     grid = np.stack(np.meshgrid(c, c, c, indexing="ij"), axis=-1)
-    return [int(v) for v in nearest(grid, pal).reshape(-1)]
+    table = nearest(grid, pal).reshape(-1)
+    table.flags.writeable = False
+    return table
 
 
 _BAND = 256
@@ -170,7 +172,7 @@ def _diffused(img: Image, pal: npt.NDArray[np.uint8], mode: str, ctx: OpContext)
     bytes are the scan's. Bands of `_BAND` rows bound the working memory."""
     div, taps = _KERNELS[mode]
     height, width = img.shape[:2]
-    table = np.array(_six_bit_table(pal.tobytes()), np.intp)
+    table = _six_bit_table(pal.tobytes())
     colours = pal.astype(np.int64)
     pad, depth = 2, 1 + max(dy for _, dy, _ in taps)
     twice = 2 * div
