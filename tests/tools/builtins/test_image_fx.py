@@ -171,7 +171,7 @@ from nika.media import png
 from nika.tools.builtins import BuiltinExecutor, Context
 def chunk(k, b):
     return struct.pack(">I", len(b)) + k + b + struct.pack(">I", zlib.crc32(k + b))
-z = zlib.compressobj(9)
+z = zlib.compressobj(1)
 zeros = bytes(1 << 20)
 bomb = b"".join(z.compress(zeros) for _ in range(1024)) + z.flush()  # 1 GiB inflated
 base = Path(sys.argv[1])
