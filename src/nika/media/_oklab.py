@@ -90,13 +90,16 @@ def to_linear(values: npt.NDArray[np.integer]) -> I64:
 
 
 @cache
-def _midpoints() -> I64:
-    return (LINEAR[:-1] + LINEAR[1:] + 1) // 2
+def _srgb_table() -> U8:
+    midpoints = (LINEAR[:-1] + LINEAR[1:] + 1) // 2
+    table: U8 = np.searchsorted(midpoints, np.arange(65536), side="right").astype(np.uint8)
+    return table
 
 
 def to_srgb(linear: npt.NDArray[np.integer]) -> U8:
-    """The 8-bit sRGB value nearest each linear (0..=65535) value."""
-    out: U8 = np.searchsorted(_midpoints(), linear, side="right").astype(np.uint8)
+    """The 8-bit sRGB value nearest each linear (0..=65535) value (a 65536-entry table of the
+    binary search over `LINEAR`'s midpoints)."""
+    out: U8 = _srgb_table()[linear]
     return out
 
 
