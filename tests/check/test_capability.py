@@ -22,7 +22,8 @@ CHART = (
     ("call", "warned"),
     [
         ("{ tool: nika:chart, args: { data: [], out: out/c.svg } }", True),
-        ("{ tool: nika:image_fx, args: { input: a.png, out: out/b.png, ops: [grayscale] } }", True),
+        ("{ tool: nika:image_fx, args: { input: a.png, out: out/b.png, ops: [grayscale: {}] } }",
+         False),
         ("{ tool: nika:tts_generate, args: { provider: openai, text: t, output_dir: out } }", True),
         ("{ tool: nika:tts_generate, args: { model: tts-1, text: t, output_dir: out } }", True),
         ("{ tool: nika:tts_generate, args: { provider: mock, text: t, output_dir: out } }", False),

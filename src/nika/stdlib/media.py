@@ -1,10 +1,10 @@
 """Media and decision builtins: chart · image_generate · image_fx · tts_generate · decide
 (stdlib §Media, §Audio, spec 11 §nika:decide).
 
-This engine serves `tts_generate` (provider `mock`) and none of the others
-(`check/capability.py`); their arguments are still judged, so an authoring error is named
-before the capability refusal. The unserved ones stay open: an arg the stdlib adds later
-is not refused here.
+This engine serves `image_fx` (its op vocabulary: `_fx_ops`), `tts_generate` (provider
+`mock`) and none of the others (`check/capability.py`); their arguments are still judged, so
+an authoring error is named before the capability refusal. The unserved ones stay open: an arg
+the stdlib adds later is not refused here.
 """
 
 from __future__ import annotations
@@ -97,15 +97,33 @@ IMAGE_GENERATE = Declaration("nika:image_generate", obj({
               reads("images", each=True)),
 ))  # fmt: skip
 
+def _ops(a: Mapping[str, Any]) -> Problem | None:
+    from nika.stdlib import _fx_ops
+
+    found = _fx_ops.problem(a["ops"], a["out"])
+    return Problem(*found) if found else None
+
+
+def _ops_as_written(a: Mapping[str, Any]) -> Problem | None:
+    from nika.stdlib import _fx_ops  # judges each literal op; `${{ }}` values are the run's
+
+    found = _fx_ops.problem(a.get("ops"), a.get("out"))
+    return Problem(*found) if found else None
+
+
 IMAGE_FX = Declaration("nika:image_fx", obj({
-    "input": text(),
-    "out": text(),
+    "input": text(description="the source PNG (8-bit gray, RGB or RGBA; not interlaced)"),
+    "out": text(description="the artifact: .png, or .txt/.ans for an ascii text/ansi emit"),
     "ops": {"type": "array", "minItems": 1, "maxItems": 32,
-            "description": "an ordered list of single-key operations"},
-    "seed": integer(),
-}, ("input", "out", "ops"), closed=False), rules=(
+            "items": {"type": "object", "description": "one op: `{name: {params}}`"},
+            "description": "an ordered list of single-key operations: resize, crop, levels, "
+                           "grayscale, palette_map, dither, duotone, pixelate, halftone, grain, "
+                           "vignette, chromatic_aberration, scanlines, glitch, ascii (last)"},
+    "seed": integer(description="the seed of grain and glitch (default 0)"),
+}, ("input", "out", "ops")), rules=(
+    Rule("ops-are-v1", ("ops", "out"), _ops, templated=_ops_as_written),
     path_rule(reads("input"), writes("out")),
-))  # fmt: skip
+), code=codes.BUILTIN_IMAGE_FX_001)  # fmt: skip
 
 TTS_GENERATE = Declaration("nika:tts_generate", obj({
     "provider": choice(*TTS_PROVIDERS),

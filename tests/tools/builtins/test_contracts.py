@@ -33,6 +33,7 @@ from nika.tools.builtins import BuiltinExecutor, Context
 B = "NIKA-BUILTIN-001"
 SSRF = "NIKA-SEC-005"
 UNSERVED = "NIKA-IMPL-002"
+FX = "NIKA-BUILTIN-IMAGE_FX-"
 PATH = "NIKA-INVOKE-002"  # a path no file system holds: the check's and the resolver's code
 NOW = datetime(2026, 5, 1, tzinfo=UTC)
 SPEC = Path(__file__).resolve().parents[4] / "shared" / "nika-spec"
@@ -170,10 +171,12 @@ CASES: dict[str, list[Case]] = {
         Case({"op": "sign", "content": "abc", "key": "inline-key"}, "NIKA-BUILTIN-HASH-001"),
     ],
     "nika:image_fx": [
-        Case({"input": "a.png", "out": "b.png", "ops": [{"blur": 1}]}, ran=UNSERVED),
-        Case({"input": "a.png", "out": "b.png", "ops": []}, B),
-        Case({"input": "a.png", "out": "b.png"}, B),
-        Case({"input": "a.png", "out": "", "ops": [{"blur": 1}]}, PATH),
+        Case({"input": "a.png", "out": "b.png", "ops": [{"grayscale": {}}]}, ran=FX + "002"),
+        Case({"input": "a.png", "out": "b.png", "ops": [{"blur": 1}]}, FX + "001"),
+        Case({"input": "a.png", "out": "b.txt", "ops": [{"grayscale": {}}]}, FX + "001"),
+        Case({"input": "a.png", "out": "b.png", "ops": []}, FX + "001"),
+        Case({"input": "a.png", "out": "b.png"}, FX + "001"),
+        Case({"input": "a.png", "out": "", "ops": [{"grayscale": {}}]}, PATH),
     ],
     "nika:image_generate": [
         Case({"prompt": "p", "output_dir": "o", "provider": "mock"}, ran=UNSERVED),

@@ -35,6 +35,7 @@ from nika.tools.builtins import (
     glob,
     grep,
     hash,
+    image_fx,
     inspect,
     jq,
     json_diff,
@@ -74,6 +75,7 @@ __all__ = [
 _MODULES: Final = (
     assertion, convert, date, edit, emit, fetch, glob, grep, hash, inspect, jq, json_diff,
     json_merge_patch, log, notify, prompt, read, tts, uuid, validate, wait, write,
+    image_fx,
 )  # fmt: skip
 
 BUILTINS: Final[Mapping[str, Builtin]] = {
