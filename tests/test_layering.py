@@ -62,7 +62,9 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     "check": frozenset({"bottom", "syntax", "stdlib", "decide", "media", "check"}),
     "agent": frozenset({"bottom", "syntax", "stdlib", "check", "agent"}),
     "providers": frozenset({"bottom", "syntax", "agent", "providers"}),
-    "tools": frozenset({"bottom", "syntax", "stdlib", "check", "agent", "media", "tools"}),
+    "tools": frozenset(
+        {"bottom", "syntax", "stdlib", "decide", "check", "agent", "media", "tools"}
+    ),
     "runtime": _BELOW_RUNTIME | {"runtime"},
     "telemetry": _BELOW_RUNTIME | {"runtime", "telemetry"},
     "cli": _BELOW_RUNTIME | {"runtime", "telemetry", "cli"},

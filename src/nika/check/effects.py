@@ -47,6 +47,10 @@ BUILTIN_EFFECTS: Final[Mapping[str, tuple[str, ...]]] = {
 """The builtins whose catalog class is `external` and the categories they carry
 (canon/builtins.yaml). Every other `nika:` builtin is pure compute: no grant needed."""
 
+PURE_READERS: Final = frozenset({"nika:decide"})
+"""Pure-compute builtins (no `permits.tools` grant) whose path arg is still a declared
+`fs.read`: `nika:decide`'s `bundle:` file (an inline bundle reads nothing)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Effect:
@@ -134,7 +138,7 @@ def _builtin_effects(
         yield from _urls(task, args.get("url"), (*at, "url"))
     elif tool == "nika:notify":
         yield from _urls(task, args.get("target"), (*at, "target"))
-    if tool in BUILTIN_EFFECTS:
+    if tool in BUILTIN_EFFECTS or tool in PURE_READERS:
         yield from _file_effects(task, tool, args, at)
 
 
@@ -152,6 +156,8 @@ def _file_effects(
         if not found and default is not None:  # an absent arg is its default (grep's ".")
             found = [((path.arg,), default)]
         for suffix, value in found:
+            if tool in PURE_READERS and is_dynamic(value):
+                continue  # may resolve to the value inline: the run judges a resolved path
             # A walked directory `d` is read as `d/**` (the glob the grant must cover); a
             # bare-directory grant admits an `output_dir:`, and so does `dir/**`.
             target = _recursive(value) if path.walk else value
@@ -172,8 +178,8 @@ def _paths(
 ) -> Iterator[Effect]:
     from nika.stdlib._paths import unusable_as_written
 
-    if value is None:
-        return
+    if value is None or isinstance(value, Mapping):
+        return  # a map is the value inline (a bundle, rows), never a path
     if isinstance(value, str) and unusable_as_written(value, directory=directory):
         return  # a path no file system holds is no effect: the builtin rung refuses it
     yield _path_effect(kind, value, task, site)

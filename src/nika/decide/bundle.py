@@ -77,6 +77,18 @@ def validate(bundle: Any) -> Bundle:
     return Bundle(bundle, types)
 
 
+def load(data: bytes, name: str) -> Any:
+    """The JSON document of a bundle file named `name` (NIKA-DECIDE-001 when it is not one):
+    a bundle is JSON data, never YAML or code."""
+    import json  # loaded with the first bundle file
+
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        raise refusal("structure", f"the bundle file {name!r} is not one JSON document "
+                      f"({type(err).__name__}: {err}); write the bundle as JSON") from None
+
+
 def _manifest(manifest: Mapping[str, Any]) -> None:
     for key in ("id", "version", "owner", "license"):
         value = manifest.get(key)

@@ -82,7 +82,7 @@ def _judge(bundle: Bundle, snapshot: Any) -> tuple[list[Mapping[str, Any]], list
         raise refusal(f"a snapshot is a map `{{t, evidence: [...]}}`, got {snapshot!r:.60}")
     bad = next(non_json(snapshot, "snapshot"), None)
     if bad is not None:
-        raise refusal(f"`{bad}` is not a finite JSON number", at=bad)
+        raise refusal(f"`{bad}` is not a finite JSON number", where=bad)
     items = snapshot.get("evidence", [])
     if not isinstance(items, list):
         raise refusal(f"`evidence:` must be a list of evidence items, got {items!r:.60}")
@@ -91,11 +91,11 @@ def _judge(bundle: Bundle, snapshot: Any) -> tuple[list[Mapping[str, Any]], list
     for i, item in enumerate(items):
         if not isinstance(item, Mapping):
             raise refusal(f"`evidence[{i}]` must be a map (key, value, source, integrity, "
-                          f"digest), got {item!r:.60}", at=i)
+                          f"digest), got {item!r:.60}", item=i)
         key = item.get("key")
         if not isinstance(key, str) or key not in schema:
             raise refusal(f"`evidence[{i}].key` {key!r:.60} is not a declared evidence key; the "
-                          f"schema is closed: {', '.join(sorted(schema))}", at=i)
+                          f"schema is closed: {', '.join(sorted(schema))}", item=i)
         present.add(key)
         _item(schema[key], bundle.types[key], item, i)
     missing = sorted(k for k, decl in schema.items() if decl.get("required") and k not in present)
@@ -106,19 +106,19 @@ def _item(decl: Mapping[str, Any], kind: Any, item: Mapping[str, Any], i: int) -
     key = item["key"]
     if not fits(item.get("value"), kind):
         raise refusal(f"`evidence[{i}]` ({key}) value {item.get('value')!r:.60} does not fit "
-                      f"its declared type {decl['type']!r:.60}", at=i, key=key)
+                      f"its declared type {decl['type']!r:.60}", item=i, key=key)
     sources = decl.get("sources")
     if isinstance(sources, list) and item.get("source") not in sources:
         raise refusal(f"`evidence[{i}]` ({key}) source {item.get('source')!r:.60} is not "
-                      f"authorised; the declared sources are {sources!r:.80}", at=i, key=key)
+                      f"authorised; the declared sources are {sources!r:.80}", item=i, key=key)
     floor = decl.get("integrity", "observed")
     got = item.get("integrity", "untrusted")
     if not isinstance(got, str) or got not in INTEGRITY:
         raise refusal(f"`evidence[{i}]` ({key}) integrity {got!r:.40} is not in the lattice "
-                      f"{' ⊑ '.join(INTEGRITY)}", at=i, key=key)
+                      f"{' ⊑ '.join(INTEGRITY)}", item=i, key=key)
     if INTEGRITY.index(got) < INTEGRITY.index(floor):
         raise refusal(f"`evidence[{i}]` ({key}) integrity {got} is below the declared floor "
-                      f"{floor}", at=i, key=key)
+                      f"{floor}", item=i, key=key)
 
 
 def _conflicts(schema: Mapping[str, Any], items: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
