@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from tests.decide._spec import CONFORMANCE, bundle, snapshot
 
 from nika import codes
-from nika.decide import evaluate, receipt_json
+from nika.decide import evaluate, receipt_json, validate
+from nika.decide.verify import fixture_snapshot
 from nika.errors import NikaError
 
 
@@ -292,6 +293,11 @@ def test_differential_against_the_reference(capsys: pytest.CaptureFixture[str]) 
         assert mine == theirs
         if mine[0] == "receipt":
             counts[f"outcome:{json.loads(mine[1])['outcome']}"] += 1
+            # spec 11's conformance law: every bundle fixture, byte-equal in both evaluators
+            for fixture in b["fixtures"]:
+                snap = fixture_snapshot(validate(b), fixture)
+                assert ours(b, snap) == reference(copy.deepcopy(b), copy.deepcopy(snap))
+                counts["fixture"] += 1
 
     agree()
     with capsys.disabled():
