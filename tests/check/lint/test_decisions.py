@@ -21,7 +21,7 @@ def test_fires_on_a_prompt_that_asks_the_model_to_decide(lints: Lints) -> None:
           schema: { type: object, properties: { ship: { enum: [yes, no] } } }
       gate:
         infer:
-          system: "You make the final decision on refunds."
+          system: "You decide refunds."
           prompt: "Refund?"
     """
     assert lints(src, RULE) == [(RULE, "triage"), (RULE, "gate")]
@@ -39,7 +39,7 @@ def test_silent_on_fact_extraction_and_on_interpolated_data(lints: Lints) -> Non
           prompt: "Extract the urgency fact (0 or 1) from: ${{ inputs.ticket }}"
       decided:
         infer:
-          prompt: "Summarise the undecided items (indecision is fine)."
+          prompt: "Summarise the undecided items · the ONE decision this week needs."
     """
     assert lints(src, RULE) == []
 
