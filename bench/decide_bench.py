@@ -62,6 +62,10 @@ def best_cpu(work: Callable[[], Any], repeat: int) -> float:
     return best
 
 
+def _checker(source: str, path: str) -> Callable[[], Any]:
+    return lambda: check(source, path=path)
+
+
 def workflow(bundle_arg: str, const: dict[str, Any] | None = None) -> str:
     doc: dict[str, Any] = {
         "nika": "decide-bench",
@@ -116,8 +120,7 @@ def main() -> None:
             verdict = check(source, path=path)
             if not verdict.valid:
                 sys.exit(f"bench workflow refused: {verdict.errors[0].detail}")
-        times = {label: best_cpu(lambda s=source: check(s, path=path), 30)
-                 for label, source in rows.items()}
+        times = {label: best_cpu(_checker(source, path), 30) for label, source in rows.items()}
     base = times["baseline (bundle unseen)"]
     print("\nnika check of one nika:decide task (cpu ms, best of 30)")
     for label, spent in times.items():
