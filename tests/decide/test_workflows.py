@@ -130,3 +130,18 @@ def test_the_template_negative_is_refused_with_its_code(tmp_path: Path) -> None:
     assert ran.returncode == 1
     refused = json.loads((tmp_path / "r.json").read_text())["refused"]
     assert [r["code"] for r in refused] == [expected]
+
+
+def test_a_broken_literal_bundle_never_starts_a_task(work: Path) -> None:
+    broken = json.loads((GOLDENS / "pr-triage.bundle.json").read_text())
+    broken["transforms"]["checks_0_10"]["max"] = 10.5
+    (work / "rubrics" / "pr-triage.bundle.json").write_text(json.dumps(broken))
+    (work / "g.nika.yaml").write_text(flow(json.dumps(snapshot("s1-dominant-risk"))))
+    checked = nika("check", "g.nika.yaml", "--json", cwd=work)
+    [error] = json.loads(checked.stdout)["errors"]
+    assert checked.returncode == 1 and error["code"] == "NIKA-DECIDE-001"
+    assert error["details"]["law"] == "fixed-point"
+    ran = nika("run", "g.nika.yaml", "--report", "r.json", cwd=work)
+    report = json.loads((work / "r.json").read_text())
+    assert ran.returncode == 1 and [r["code"] for r in report["refused"]] == ["NIKA-DECIDE-001"]
+    assert report["tasks"] == {}
