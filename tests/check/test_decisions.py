@@ -81,3 +81,24 @@ def test_what_only_the_run_knows_is_left_to_it(tmp_path: Path) -> None:
     partly = bundle()
     partly["manifest"]["owner"] = "${{ inputs.s }}"
     assert codes_of(workflow(partly)) == []
+
+
+def test_a_const_path_is_the_declared_fs_read_and_an_inline_bundle_none() -> None:
+    from nika.check import check_workflow
+    from nika.check.effects import infer_effects
+
+    def effects(text: str) -> list[tuple[str, str, bool]]:
+        wf = check_workflow(text).workflow
+        assert wf is not None
+        return [(e.kind, e.target, e.dynamic) for e in infer_effects(wf)
+                if e.kind.startswith("fs")]
+
+    assert effects(workflow("${{ const.p }}", p="rubrics/b.json")) == [
+        ("fs.read", "rubrics/b.json", False)]
+    assert effects(workflow("rubrics/b.json")) == [("fs.read", "rubrics/b.json", False)]
+    assert effects(workflow("${{ const.b }}", b=bundle())) == []
+    assert effects(workflow(bundle())) == []
+    assert effects(workflow("${{ inputs.s }}")) == []  # the run judges what it resolves to
+    ungranted = json.loads(workflow("${{ const.p }}", p="rubrics/b.json"))
+    ungranted["permits"] = {"tools": ["nika:decide"]}
+    assert codes_of(json.dumps(ungranted)) == [("NIKA-SEC-004", None)]

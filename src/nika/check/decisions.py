@@ -11,13 +11,13 @@ bundle file the check cannot read (absent, not regular, too large) is the run's 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from nika import codes
 from nika.check.context import CheckContext
+from nika.check.effects import const_value
 from nika.errors import NikaError
 from nika.stdlib._schema import templated
 from nika.syntax.model import Task
@@ -25,7 +25,6 @@ from nika.syntax.model import Task
 MAX_BUNDLE_BYTES: Final = 32 * 1024 * 1024
 """The largest bundle file the check reads (the file builtins' cap)."""
 
-_CONST: Final = re.compile(r"^\$\{\{\s*const\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}$")
 _UNKNOWN: Final = object()
 
 
@@ -50,13 +49,9 @@ def findings(ctx: CheckContext, task: Task, args: Mapping[str, Any]) -> Iterator
 
 def _literal(ctx: CheckContext, value: Any, *, read: bool) -> Any:
     """The value as the file states it; `_UNKNOWN` when only the run knows it."""
-    if isinstance(value, str):
-        match = _CONST.match(value.strip())
-        if match is not None:
-            const = ctx.workflow.const.get(match.group(1))
-            if const is None:
-                return _UNKNOWN  # the variables rung names the missing const
-            value = const.value
+    const = const_value(value, {n: c.value for n, c in ctx.workflow.const.items()})
+    if const is not None:
+        value = const
     if isinstance(value, str) and read and not templated(value):
         return _side_file(ctx, value)
     if templated(value):
