@@ -344,3 +344,47 @@ def test_reference_crash_cases_are_refused(name: str, b: Any, s: Any, code: str)
     theirs = reference(copy.deepcopy(b), copy.deepcopy(s))
     assert theirs[0] == "crash", f"{name}: the reference no longer crashes ({theirs[0]})"
     assert ours(b, s)[0] == code
+
+
+@st.composite
+def monotone_cases(draw: st.DrawFn) -> dict[str, Any]:
+    """The golden bundle with many probe fixtures over small value sets (so many of them
+    differ on one key only) and drawn declared directions."""
+    b = bundle()
+    for dim in b["rules"]["dimensions"].values():
+        for term in dim["terms"]:
+            term["monotonicity"] = draw(st.sampled_from(["increases", "decreases", "none"]))
+            term["weight_bp"] = draw(st.sampled_from([-5000, 0, 3000, 10000]))
+    required = {"failed_required_checks": st.sampled_from([0, 3, True]),
+                "touches_release_workflow": st.booleans() | st.just(1)}
+    optional = {"relevant_coverage_bp": st.sampled_from([0, 5000, 5000.0, "x"])}
+    b["fixtures"] = [
+        {"name": f"f{i}", "class": draw(st.sampled_from(CLASSES)),
+         "evidence": draw(st.fixed_dictionaries(required, optional=optional))}
+        for i in range(draw(st.integers(2, 16)))] + [
+        {"name": "clash", "class": "contradictory", "evidence": {}}]
+    return b
+
+
+def test_monotonicity_agrees_with_the_reference() -> None:
+    counts: Counter[str] = Counter()
+
+    @settings(max_examples=400, deadline=None, derandomize=True)
+    @given(b=monotone_cases())
+    def agree(b: dict[str, Any]) -> None:
+        try:
+            REF.validate_bundle(copy.deepcopy(b))
+            theirs = "ok"
+        except REF.BundleError:
+            theirs = codes.DECIDE_001
+        try:
+            validate(b)
+            mine = "ok"
+        except NikaError as err:
+            mine = err.code
+            assert err.details["law"] == "monotonicity"
+        assert mine == theirs
+        counts[theirs] += 1
+
+    agree()
+    assert counts["ok"] >= 50 and counts[codes.DECIDE_001] >= 50, counts

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from nika import codes
-from nika.decide import _transform
+from nika.decide import _monotone, _transform
 from nika.decide._types import TypeRefusal, parse
 from nika.errors import NikaError
 from nika.syntax.types import TypeExpr
@@ -35,8 +35,6 @@ OUTCOMES: Final = frozenset({"recommend", "defer", "human_required", "opted_out"
 FIXTURE_CLASSES: Final = frozenset(
     {"positive", "negative", "ambiguous", "contradictory", "adversarial"})
 MONOTONICITY: Final = ("increases", "decreases", "none")
-_PROBES: Final = frozenset({"positive", "negative", "ambiguous"})
-"""The fixture classes monotonicity is probed on (the others are built to break rules)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +71,9 @@ def validate(bundle: Any) -> Bundle:
     _rules(_map(bundle, "rules"), bundle["evidence_schema"], transforms)
     _governance(_map(bundle, "governance"))
     _fixtures(bundle["fixtures"])
-    _monotonicity(bundle)
+    broken = _monotone.violation(bundle)
+    if broken is not None:
+        raise refusal("monotonicity", broken.detail())
     return Bundle(bundle, types)
 
 
@@ -218,54 +218,6 @@ def _fixtures(fixtures: Any) -> None:
         raise refusal("contradictory-fixture", "a contradictory fixture is mandatory: a bundle "
                       "that cannot prove its Conflict handling is unpublishable — add one with "
                       "`class: contradictory`")
-
-
-def _monotonicity(bundle: Mapping[str, Any]) -> None:
-    """Every pair of probe fixtures that differ on ONE key a term declares monotone (all else
-    equal) must move that term's dimension the declared way, or not at all."""
-    probes = [f for f in bundle["fixtures"] if f["class"] in _PROBES]
-    for name, dimension in bundle["rules"]["dimensions"].items():
-        for term in dimension.get("terms", []):
-            mono = term.get("monotonicity", "none")
-            if mono == "none":
-                continue
-            key = term["evidence"]
-            for i, first in enumerate(probes):
-                for second in probes[i + 1:]:
-                    _probe(bundle, name, key, mono, first, second)
-
-
-def _probe(bundle: Mapping[str, Any], name: str, key: str, mono: str,
-           first: Mapping[str, Any], second: Mapping[str, Any]) -> None:
-    a, b = first.get("evidence", {}), second.get("evidence", {})
-    if key not in a or key not in b or a[key] == b[key]:
-        return
-    if {k: v for k, v in a.items() if k != key} != {k: v for k, v in b.items() if k != key}:
-        return
-    before, after = point_score(bundle, name, a), point_score(bundle, name, b)
-    if before is None or after is None or before == after:
-        return
-    if (after > before) != ((mono == "increases") == (b[key] > a[key])):
-        raise refusal("monotonicity", f"`rules.dimensions.{name}` declares {key} {mono}, but "
-                      f"the bundle's own fixtures {first.get('name')!r} → "
-                      f"{second.get('name')!r} move {key} {a[key]!r} → {b[key]!r} and the score "
-                      f"{before} → {after}; fix the weight, the transform or the fixture")
-
-
-def point_score(bundle: Mapping[str, Any], dimension: str,
-                values: Mapping[str, Any]) -> int | None:
-    """A dimension's score when every term's key holds an integer (a bool counts 0/1);
-    None otherwise. What a fixture probe compares."""
-    total = 0
-    for term in bundle["rules"]["dimensions"][dimension].get("terms", []):
-        value = values.get(term["evidence"])
-        if isinstance(value, bool):
-            value = int(value)
-        if term["evidence"] not in values or not isinstance(value, int):
-            return None
-        moved = _transform.apply(bundle["transforms"][term["transform"]], value)
-        total += _transform.weighted(moved, term["weight_bp"])
-    return total
 
 
 def _integer(value: Any, where: str) -> None:
