@@ -117,3 +117,14 @@ def test_type_fit_follows_the_reference(raw: Any, value: Any, fit: bool) -> None
 def test_type_refusals(raw: Any) -> None:
     with pytest.raises(TypeRefusal):
         parse(raw, "t")
+
+
+def test_a_type_nested_past_reading_is_refused_not_a_crash() -> None:
+    b = bundle()
+    deep: Any = "integer"
+    for _ in range(5000):
+        deep = {"array": deep}
+    b["evidence_schema"]["failed_required_checks"]["type"] = deep
+    with pytest.raises(NikaError) as caught:
+        validate(b)
+    assert caught.value.details["law"] == "evidence-type"

@@ -11,5 +11,6 @@ from __future__ import annotations
 
 from nika.decide.bundle import Bundle, validate
 from nika.decide.kernel import evaluate, receipt_json
+from nika.decide.verify import Verification, verify
 
-__all__ = ["Bundle", "evaluate", "receipt_json", "validate"]
+__all__ = ["Bundle", "Verification", "evaluate", "receipt_json", "validate", "verify"]

@@ -113,6 +113,9 @@ def _schema(schema: Any) -> dict[str, TypeExpr]:
             types[key] = parse(decl["type"], f"evidence_schema.{key}.type")
         except TypeRefusal as err:
             raise refusal("evidence-type", str(err)) from None
+        except RecursionError:
+            raise refusal("evidence-type", f"`evidence_schema.{key}.type` is nested too deep "
+                          "to read; an evidence value is a flat fact") from None
         floor = decl.get("integrity", "observed")
         if not isinstance(floor, str) or floor not in INTEGRITY:
             raise refusal("integrity-lattice", f"`evidence_schema.{key}.integrity` "
