@@ -258,7 +258,9 @@ def _kind(value: Any) -> str:
 
 def non_json(value: Any, where: str) -> Iterator[str]:
     """Where a value holds a number JSON cannot spell (NaN, an infinity); iterative, so a deep
-    document costs no recursion."""
+    document costs no recursion. The paths are spelled only once such a number is found."""
+    if _finite(value):
+        return
     stack = [(value, where)]
     while stack:
         item, at = stack.pop()
@@ -268,3 +270,19 @@ def non_json(value: Any, where: str) -> Iterator[str]:
             stack.extend((v, f"{at}.{k}") for k, v in item.items())
         elif isinstance(item, list):
             stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
+
+
+def _finite(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+    return True
