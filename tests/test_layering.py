@@ -71,7 +71,9 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     "check": frozenset({"bottom", "syntax", "stdlib", "decide", "media", "check"}),
     "agent": frozenset({"bottom", "syntax", "stdlib", "check", "agent"}),
     "providers": frozenset({"bottom", "syntax", "agent", "providers"}),
-    "tools": frozenset({"bottom", "syntax", "stdlib", "check", "agent", "media", "tools"}),
+    "tools": frozenset(
+        {"bottom", "syntax", "stdlib", "decide", "check", "agent", "media", "tools"}
+    ),
     "journal": _BELOW_RUN | {"journal"},
     "run": _BELOW_RUN | {"journal", "run"},
     "view": _BELOW_RUN | {"journal", "view"},

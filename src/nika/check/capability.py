@@ -22,7 +22,6 @@ CODE: Final = codes.IMPL_002
 
 UNSERVED: Final[Mapping[str, str]] = {
     "nika:chart": "no chart renderer is wired",
-    "nika:decide": "the decision kernel (spec 11) is not wired; apply the rubric with nika:jq",
     "nika:image_generate": "no image plane is wired",
 }
 """Builtins of the closed stdlib set this engine does not implement, and what is missing."""

@@ -236,10 +236,45 @@ def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
     add_trace(sub)
 
 
+def _add_decide(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("decide", help="Decision Bundles (spec 11): verify a bundle")
+    actions = p.add_subparsers(
+        dest="action", metavar="ACTION", parser_class=_Parser, required=True, prog="nika decide"
+    )
+    verify = actions.add_parser(
+        "verify", help="judge a bundle by every law, then evaluate each of its fixtures")
+    verify.add_argument("file", metavar="BUNDLE", help="the bundle (one JSON document)")
+    verify.set_defaults(handler=_run_decide)
+
+
+def _run_decide(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nika._term import printable
+    from nika.check.decisions import MAX_BUNDLE_BYTES
+    from nika.check.side_files import Unreadable, read_capped
+    from nika.decide.bundle import load
+    from nika.decide.verify import Verification, render, verify
+    from nika.errors import NikaError
+
+    data = read_capped(Path(args.file), MAX_BUNDLE_BYTES)
+    if isinstance(data, Unreadable):
+        print(f"nika decide: cannot read {printable(args.file)!r}: it {data.why}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        result = verify(load(data, args.file))
+    except NikaError as err:  # not JSON: the bundle's structure law
+        result = Verification(err)
+    sys.stdout.write(render(result, args.file))
+    return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
 _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] = {
     "check": _add_check,
     "run": _add_run,
     "trace": _add_trace,
+    "decide": _add_decide,
 }
 
 

@@ -1,10 +1,10 @@
 """Media and decision builtins: chart · image_generate · image_fx · tts_generate · decide
 (stdlib §Media, §Audio, spec 11 §nika:decide).
 
-This engine serves `image_fx` (its op vocabulary: `_fx_ops`), `tts_generate` (provider
-`mock`) and none of the others (`check/capability.py`); their arguments are still judged, so
-an authoring error is named before the capability refusal. The unserved ones stay open: an arg
-the stdlib adds later is not refused here.
+This engine serves `image_fx` (its op vocabulary: `_fx_ops`), `decide` and `tts_generate`
+(provider `mock`), none of the others (`check/capability.py`); their arguments are still
+judged, so an authoring error is named before the capability refusal. The unserved ones stay
+open: an arg the stdlib adds later is not refused here.
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ CHART = Declaration("nika:chart", obj({
 DECIDE = Declaration("nika:decide", obj({
     "bundle": {"type": ["string", "object"]},
     "evidence": anything("The evidence snapshot."),
-}, ("bundle", "evidence"), closed=False))  # fmt: skip
+}, ("bundle", "evidence"), closed=False), rules=(
+    path_rule(reads("bundle")),  # the bundle's JSON file, or the bundle inline (no file)
+))  # fmt: skip
 
 
 def _save_reserved(a: Mapping[str, Any]) -> Problem | None:

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+from tests.decide._spec import bundle as decide_bundle
+from tests.decide._spec import snapshot as decide_snapshot
 
 from nika.agent.config import AgentConfig
 from nika.agent.intrinsic import Finish, LoopContext, intrinsic_named
@@ -97,9 +99,15 @@ CASES: dict[str, list[Case]] = {
               "unit": "y"}, "NIKA-BUILTIN-DATE-001"),
     ],
     "nika:decide": [
-        Case({"bundle": "rubric.yaml", "evidence": {}}, ran=UNSERVED),
+        Case({"bundle": "rubric.json", "evidence": {}}, ran="NIKA-DECIDE-001"),  # no such file
+        Case({"bundle": decide_bundle(), "evidence": decide_snapshot("s5-cold")}),
+        Case({"bundle": {**decide_bundle(), "fixtures": []}, "evidence": {}},
+             "NIKA-DECIDE-001"),
+        Case({"bundle": decide_bundle(), "evidence": {"evidence": [{"key": "ghost"}]}},
+             "NIKA-DECIDE-002"),
         Case({"bundle": 3, "evidence": {}}, B),
         Case({"bundle": "rubric.yaml"}, B),
+        Case({"bundle": "", "evidence": {}}, PATH),
     ],
     "nika:done": [
         Case({}),

@@ -12,7 +12,6 @@ from nika.tools.builtins import BuiltinExecutor
 
 WELL_FORMED: dict[str, dict[str, Any]] = {
     "nika:chart": {"data": [1, 2], "out": "chart.svg"},
-    "nika:decide": {"bundle": "rubric.yaml", "evidence": {}},
     "nika:image_generate": {"prompt": "x", "output_dir": "out"},
 }
 

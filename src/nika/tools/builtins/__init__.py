@@ -29,6 +29,7 @@ from nika.tools.builtins import (
     assertion,
     convert,
     date,
+    decide,
     edit,
     emit,
     fetch,
@@ -73,7 +74,7 @@ __all__ = [
 ]
 
 _MODULES: Final = (
-    assertion, convert, date, edit, emit, fetch, glob, grep, hash, inspect, jq, json_diff,
+    assertion, convert, date, decide, edit, emit, fetch, glob, grep, hash, inspect, jq, json_diff,
     json_merge_patch, log, notify, prompt, read, tts, uuid, validate, wait, write,
     image_fx,
 )  # fmt: skip
