@@ -77,7 +77,6 @@ class Case:
 CASES: Final[Mapping[str, Case]] = {
     "12-failure-routing.nika.yaml": Case(refused="NIKA-VAR-021"),
     "14-decide-publish.nika.yaml": Case(unserved="nika:decide"),
-    "csv-chart-report.nika.yaml": Case(unserved="nika:chart"),
     "image-fx-batch.nika.yaml": Case(unserved="nika:image_fx"),
     "og-images.nika.yaml": Case(unserved="nika:image_generate"),
     "competitor-radar.nika.yaml": Case(remote=("map", "NIKA-BUILTIN-FETCH-001")),

@@ -1,10 +1,11 @@
 """Media and decision builtins: chart · image_generate · image_fx · tts_generate · decide
 (stdlib §Media, §Audio, spec 11 §nika:decide).
 
-This engine serves `tts_generate` (provider `mock`) and none of the others
+This engine serves `chart` and `tts_generate` (provider `mock`) and none of the others
 (`check/capability.py`); their arguments are still judged, so an authoring error is named
 before the capability refusal. The unserved ones stay open: an arg the stdlib adds later
-is not refused here.
+is not refused here. `chart`'s spec is closed (stdlib §chart: « closed » type set, closed
+semantics): a misfit of `chart:`, `semantics:` or `compile_to:` is its CHART-004.
 """
 
 from __future__ import annotations
@@ -29,15 +30,23 @@ def _svg(a: Mapping[str, Any]) -> Problem | None:
     return None
 
 
+_FIELD = text(minLength=1)
 CHART = Declaration("nika:chart", obj({
-    "data": anything("The rows to chart."),
+    "data": anything("The rows: a list of flat objects, or {path: <json file>}."),
     "out": text(),
-    "chart": obj({"type": choice("bar", "line", "area_band", "scatter", "heatmap")},
-                 closed=False),
-}, ("data", "out"), closed=False), rules=(
-    Rule("out-is-svg", ("out",), _svg),
+    "semantics": {"type": "object", "additionalProperties": choice(
+        "usd", "duration_ms", "tokens", "delta", "percent", "timestamp", "count", "category")},
+    "chart": obj({
+        "type": choice("bar", "line", "area_band", "scatter", "heatmap"),
+        "x": _FIELD, "y": _FIELD, "y_lo": _FIELD, "y_hi": _FIELD, "y2": _FIELD,
+        "color": _FIELD, "title": text(),
+    }, ("type",)),
+    "compile_to": choice("vega_lite"),
+}, ("data", "out", "chart")), rules=(
+    Rule("out-is-svg", ("out",), _svg, code=codes.BUILTIN_CHART_004),
     path_rule(writes("out"), reads("data", key="path")),  # rows inline, or a file to read
-))  # fmt: skip
+), codes={"chart": codes.BUILTIN_CHART_004, "semantics": codes.BUILTIN_CHART_004,
+          "compile_to": codes.BUILTIN_CHART_004})  # fmt: skip
 
 DECIDE = Declaration("nika:decide", obj({
     "bundle": {"type": ["string", "object"]},

@@ -27,6 +27,7 @@ from nika.masking import Masker
 from nika.syntax.template import render_json
 from nika.tools.builtins import (
     assertion,
+    chart,
     convert,
     date,
     edit,
@@ -72,7 +73,7 @@ __all__ = [
 ]
 
 _MODULES: Final = (
-    assertion, convert, date, edit, emit, fetch, glob, grep, hash, inspect, jq, json_diff,
+    assertion, chart, convert, date, edit, emit, fetch, glob, grep, hash, inspect, jq, json_diff,
     json_merge_patch, log, notify, prompt, read, tts, uuid, validate, wait, write,
 )  # fmt: skip
 
