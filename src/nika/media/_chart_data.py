@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
+import numpy as np
+import numpy.typing as npt
+
 from nika import codes
 from nika.errors import NikaError
 from nika.media._numfmt import KINDS, trim
@@ -28,6 +31,7 @@ REQUIRED: Final = {"bar": ("x", "y"), "line": ("x", "y"), "area_band": ("x", "y_
 ALLOWED: Final = {"bar": ("x", "y", "color"), "line": ("x", "y", "y2", "color"),
                   "area_band": ("x", "y", "y_lo", "y_hi", "y2"),
                   "scatter": ("x", "y", "color"), "heatmap": ("x", "y", "color")}
+Floats = npt.NDArray[np.float64]
 MAGNITUDE: Final = 1e15
 """The largest |value| a chart draws: past it a double no longer spells whole units."""
 
@@ -110,15 +114,11 @@ def rows_of(data: Any) -> Sequence[Mapping[str, Any]]:
     if not data:
         raise fail(codes.BUILTIN_CHART_001, "`data:` holds no rows; chart a non-empty list, "
                    "or guard the task on the upstream result being non-empty", arg="data")
-    for i, row in enumerate(data):
-        if not isinstance(row, Mapping):
-            raise fail(codes.BUILTIN_CHART_006, f"row {i} is {_shown(row)}, not a map of "
-                       "field values", arg="data", row=i)
-        for key, value in row.items():
-            if isinstance(value, Mapping | list):
-                raise fail(codes.BUILTIN_CHART_006, f"row {i} field {key!r} is nested "
-                           f"({type(value).__name__}); rows are flat: strings and numbers",
-                           arg="data", row=i, field=str(key))
+    if set(map(type, data)) != {dict}:  # the common case at C speed; else find the row
+        for i, row in enumerate(data):
+            if not isinstance(row, Mapping):
+                raise fail(codes.BUILTIN_CHART_006, f"row {i} is {_shown(row)}, not a map of "
+                           "field values", arg="data", row=i)
     return data
 
 
@@ -166,6 +166,22 @@ def number(value: Any, field: str, row: int, kind: str | None) -> float | None:
     return out
 
 
+def numbers(rows: Sequence[Mapping[str, Any]], field: str, kind: str | None) -> Floats:
+    """`number` of `field` in every row as a float array, a gap as NaN (a judged value is
+    never NaN, so NaN marks the gaps alone). A column of plain ints and floats within range
+    is judged at array speed; anything else, row by row, so a refusal names its row."""
+    values = [row.get(field) for row in rows]
+    if set(map(type, values)) <= {int, float}:
+        try:
+            column = np.array(values, dtype=np.float64)
+        except OverflowError:  # an int past a double's range: the slow path names it
+            column = None
+        if column is not None and bool(np.all(np.abs(column) <= MAGNITUDE)):  # NaN fails
+            return column
+    judged = [number(v, field, i, kind) for i, v in enumerate(values)]
+    return np.array([math.nan if v is None else v for v in judged], dtype=np.float64)
+
+
 def _instant(text: str, field: str, row: int) -> float:
     try:
         moment = datetime.fromisoformat(text)
@@ -178,8 +194,13 @@ def _instant(text: str, field: str, row: int) -> float:
     return moment.timestamp()
 
 
-def label(value: Any) -> str:
-    """A category's text: strings as written, numbers by our own spelling, gaps named."""
+def label(value: Any, field: str = "", row: int = 0) -> str:
+    """A category's text: strings as written, numbers by our own spelling, gaps named; a
+    nested value is refused (rows are flat)."""
+    if isinstance(value, Mapping | list):
+        raise fail(codes.BUILTIN_CHART_006, f"row {row} field {field!r} is nested "
+                   f"({type(value).__name__}); rows are flat: strings and numbers",
+                   field=field, row=row)
     if value is None:
         return "(none)"
     if isinstance(value, bool):

@@ -17,8 +17,8 @@ from typing import Any, Final
 import numpy as np
 
 from nika import codes
-from nika.media._chart_data import ChartSpec, fail, label, number
-from nika.media._lttb import extremes, lttb
+from nika.media._chart_data import ChartSpec, fail, label, numbers
+from nika.media._lttb import Floats, extremes, lttb
 
 DECIMATE_ABOVE: Final = 2_000
 """Points per series drawn as they are; a longer series is decimated to this many (LTTB)."""
@@ -72,26 +72,26 @@ def _order(values: Sequence[str], cap: int, what: str) -> dict[str, int]:
 
 def _split(spec: ChartSpec, rows: Sequence[Mapping[str, Any]]) -> tuple[list[str], dict[str, int]]:
     name = spec.field("color")
-    keys = [label(r.get(name)) if name else "" for r in rows]
+    keys = [label(r.get(name), name, i) for i, r in enumerate(rows)] if name else [""] * len(rows)
     return keys, _order(keys, MAX_SERIES, "colour series")
 
 
 def bars(spec: ChartSpec, rows: Sequence[Mapping[str, Any]]) -> Scene:
     """Grouped bars: one per (category, series), summing rows that name the same one."""
     xf, yf = spec.fields["x"], spec.fields["y"]
-    cats = [label(r.get(xf)) for r in rows]
+    cats = [label(r.get(xf), xf, i) for i, r in enumerate(rows)]
     order = _order(cats, MAX_CATEGORIES, "bar categories")
     keys, series = _split(spec, rows)
     sums: list[list[float | None]] = [[None] * len(order) for _ in series]
     repeated = 0
-    for i, row in enumerate(rows):
-        v = number(row.get(yf), yf, i, spec.kind("y"))
-        if v is None:
+    for i, v in enumerate(numbers(rows, yf, spec.kind("y")).tolist()):
+        if v != v:  # a gap (NaN)
             continue
         slot = sums[series[keys[i]]]
         at = order[cats[i]]
-        repeated += slot[at] is not None
-        slot[at] = v if slot[at] is None else slot[at] + v  # type: ignore[operator]
+        prior = slot[at]
+        repeated += prior is not None
+        slot[at] = v if prior is None else prior + v
     warnings = ((f"summed: {repeated} rows repeat a bar's category; each bar draws the sum "
                  "of its rows",) if repeated else ())
     return Scene("band", tuple(order), bars=tuple(tuple(s) for s in sums),
@@ -101,15 +101,14 @@ def bars(spec: ChartSpec, rows: Sequence[Mapping[str, Any]]) -> Scene:
 def heatmap(spec: ChartSpec, rows: Sequence[Mapping[str, Any]]) -> Scene:
     """Cells by (x, y) category, coloured by the `color:` field's value (summed on repeats)."""
     xf, yf, vf = spec.fields["x"], spec.fields["y"], spec.fields["color"]
-    xs = [label(r.get(xf)) for r in rows]
-    ys = [label(r.get(yf)) for r in rows]
+    xs = [label(r.get(xf), xf, i) for i, r in enumerate(rows)]
+    ys = [label(r.get(yf), yf, i) for i, r in enumerate(rows)]
     xo = _order(xs, MAX_CATEGORIES, "heatmap columns")
     yo = _order(ys, MAX_CATEGORIES, "heatmap rows")
     cells: dict[tuple[int, int], float] = {}
     repeated = 0
-    for i, row in enumerate(rows):
-        v = number(row.get(vf), vf, i, spec.kind("color"))
-        if v is None:
+    for i, v in enumerate(numbers(rows, vf, spec.kind("color")).tolist()):
+        if v != v:  # a gap (NaN)
             continue
         key = (xo[xs[i]], yo[ys[i]])
         repeated += key in cells
@@ -124,11 +123,10 @@ def _x_kind(spec: ChartSpec, rows: Sequence[Mapping[str, Any]]) -> str:
     if kind == "timestamp":
         return "time"
     name = spec.fields["x"]
-    present = [r[name] for r in rows if r.get(name) is not None]
-    numbers = sum(1 for v in present if isinstance(v, int | float) and not isinstance(v, bool))
-    if kind != "category" and numbers == len(present):
+    types = set(map(type, (r.get(name) for r in rows))) - {type(None)}
+    if kind != "category" and types <= {int, float}:
         return "number"
-    if spec.type == "scatter" or (kind != "category" and numbers):
+    if spec.type == "scatter" or (kind != "category" and types & {int, float}):
         raise fail(codes.BUILTIN_CHART_006, f"`x: {name}` mixes numbers and text (or a "
                    "scatter's x is text); a scatter plots numbers, a line plots numbers, "
                    "timestamps or categories — one kind per field", field=name)
@@ -142,70 +140,63 @@ def lines(spec: ChartSpec, rows: Sequence[Mapping[str, Any]], checkpoint: Checkp
     xf = spec.fields["x"]
     ordinal: dict[str, int] = {}
     if x_kind == "ordinal":
-        ordinal = _order([label(r.get(xf)) for r in rows], MAX_ROWS, "x categories")
-    xs: list[float | None] = []
-    for i, row in enumerate(rows):
-        if i % 65_536 == 0:
-            checkpoint()
-        raw = row.get(xf)
-        xs.append(None if raw is None else float(ordinal[label(raw)]) if ordinal
-                  else number(raw, xf, i, spec.kind("x")))
+        names = [label(r.get(xf), xf, i) for i, r in enumerate(rows)]
+        ordinal = _order(names, MAX_ROWS, "x categories")
+        xs = np.array([math.nan if r.get(xf) is None else ordinal[n]
+                       for r, n in zip(rows, names, strict=True)], dtype=np.float64)
+    else:
+        xs = numbers(rows, xf, spec.kind("x"))
+    checkpoint()
     warnings: list[str] = []
     out: list[Series] = []
     if spec.type == "area_band":
         out.append(_band(spec, rows, xs, warnings, checkpoint))
         roles = [("y", "dashed"), ("y2", "solid")]
-        keys, series = [""] * len(rows), {"": 0}
+        codes_of, series = np.zeros(len(rows), dtype=np.int64), {"": 0}
     else:
         roles = [("y", "solid"), ("y2", "solid")]
         keys, series = _split(spec, rows)
+        codes_of = np.array([series[k] for k in keys], dtype=np.int64)
     for role, style in roles:
         yf = spec.field(role)
         if yf is None:
             continue
-        values = [number(r.get(yf), yf, i, spec.kind(role)) for i, r in enumerate(rows)]
-        groups: dict[str, list[tuple[float, float]]] = {name: [] for name in series}
-        for i, (x, y) in enumerate(zip(xs, values, strict=True)):
-            if x is not None and y is not None:
-                groups[keys[i]].append((x, y))
-        for name, points in groups.items():
+        ys = numbers(rows, yf, spec.kind(role))
+        checkpoint()
+        present = ~(np.isnan(xs) | np.isnan(ys))
+        for name, index in series.items():
+            mask = present & (codes_of == index)
             shown = name or yf
             if role == "y2" and spec.type == "line":
                 shown = f"{name} · {yf}" if name else yf
-            out.append(_series(shown, points, style, warnings, checkpoint))
+            out.append(_series(shown, xs[mask], ys[mask], style, warnings, checkpoint))
     return Scene(x_kind, tuple(ordinal), series=tuple(out), warnings=tuple(warnings))
 
 
-def _series(name: str, points: list[tuple[float, float]], style: str,
-            warnings: list[str], checkpoint: Checkpoint) -> Series:
-    points.sort(key=lambda p: p[0])  # stable: equal x keep row order
-    xs = np.array([p[0] for p in points], dtype=np.float64)
-    ys = np.array([p[1] for p in points], dtype=np.float64)
+def _series(name: str, xs: Floats, ys: Floats, style: str, warnings: list[str],
+            checkpoint: Checkpoint) -> Series:
+    order = np.argsort(xs, kind="stable")  # equal x keep row order
+    xs, ys = xs[order], ys[order]
     keep = lttb(xs, ys, DECIMATE_ABOVE, keep=extremes(ys), checkpoint=checkpoint)
-    if len(keep) < len(points):
-        warnings.append(_decimated(name, len(points), len(keep)))
+    if len(keep) < len(xs):
+        warnings.append(_decimated(name, len(xs), len(keep)))
     return Series(name, tuple(xs[keep].tolist()), tuple(ys[keep].tolist()), style)
 
 
-def _band(spec: ChartSpec, rows: Sequence[Mapping[str, Any]], xs: list[float | None],
+def _band(spec: ChartSpec, rows: Sequence[Mapping[str, Any]], xs: Floats,
           warnings: list[str], checkpoint: Checkpoint) -> Series:
     lof, hif = spec.fields["y_lo"], spec.fields["y_hi"]
-    points = []
-    for i, row in enumerate(rows):
-        lo = number(row.get(lof), lof, i, spec.kind("y_lo"))
-        hi = number(row.get(hif), hif, i, spec.kind("y_hi"))
-        x = xs[i]
-        if x is not None and lo is not None and hi is not None:
-            points.append((x, min(lo, hi), max(lo, hi)))
-    points.sort(key=lambda p: p[0])
-    bx = np.array([p[0] for p in points], dtype=np.float64)
-    blo = np.array([p[1] for p in points], dtype=np.float64)
-    bhi = np.array([p[2] for p in points], dtype=np.float64)
+    los, his = numbers(rows, lof, spec.kind("y_lo")), numbers(rows, hif, spec.kind("y_hi"))
+    checkpoint()
+    mask = ~(np.isnan(xs) | np.isnan(los) | np.isnan(his))
+    bx, lo, hi = xs[mask], los[mask], his[mask]
+    order = np.argsort(bx, kind="stable")
+    bx, blo, bhi = bx[order], np.minimum(lo, hi)[order], np.maximum(lo, hi)[order]
     mid = (blo + bhi) / 2
     keep = lttb(bx, mid, DECIMATE_ABOVE, keep=extremes(blo, bhi), checkpoint=checkpoint)
     name = f"{lof}–{hif}"
-    if len(keep) < len(points):
-        warnings.append(_decimated(name, len(points), len(keep)))
+    if len(keep) < len(bx):
+        warnings.append(_decimated(name, len(bx), len(keep)))
     return Series(name, tuple(bx[keep].tolist()), tuple(blo[keep].tolist()), "band",
                   tuple(bhi[keep].tolist()))
 
