@@ -245,3 +245,39 @@ def test_text_widths_come_from_the_table() -> None:
     assert text_width("日本", 10) == 20
     assert fit("a long category name", 11, 40).endswith("…")
     assert text_width(fit("a long category name", 11, 40), 11) <= 40
+
+
+_VALUES = st.one_of(
+    st.none(), st.booleans(), st.sampled_from(["", "EMEA", "<&>", "\x00"]),
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.lists(st.integers(), max_size=2),
+    st.sampled_from(["2026-07-09", "2026-07-09T12:00:00Z", "not a date"]),
+)
+_FIELDS = st.sampled_from(["a", "b", "c"])
+
+
+@given(
+    rows=st.lists(st.fixed_dictionaries({}, optional={"a": _VALUES, "b": _VALUES,
+                                                      "c": _VALUES}), max_size=8),
+    kind=st.sampled_from(["bar", "line", "area_band", "scatter", "heatmap"]),
+    roles=st.dictionaries(st.sampled_from(["x", "y", "y_lo", "y_hi", "y2", "color"]),
+                          _FIELDS, max_size=4),
+    semantics=st.dictionaries(_FIELDS, st.sampled_from(
+        ["usd", "duration_ms", "tokens", "delta", "percent", "timestamp", "count",
+         "category"]), max_size=2),
+)
+def test_any_input_renders_or_is_refused_with_a_chart_code(
+        rows: list[dict[str, Any]], kind: str, roles: dict[str, str],
+        semantics: dict[str, str]) -> None:
+    try:
+        out = render({"type": kind, **roles}, semantics, rows)
+    except NikaError as err:
+        assert err.code.startswith("NIKA-BUILTIN-CHART-"), (err.code, err.detail)
+        return
+    root = ET.fromstring(out.svg)
+    for element in root.iter():
+        for attr in ("x", "y", "width", "height", "cx", "cy", "x1", "x2", "y1", "y2"):
+            if element.get(attr) is not None:
+                assert math.isfinite(_num(element, attr)), (attr, element.get(attr))
+        assert "nan" not in (element.text or "").replace("(nan)", "").lower()

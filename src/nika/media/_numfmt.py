@@ -59,8 +59,10 @@ def nice_ticks(lo: float, hi: float, count: int = 5, *, integer: bool = False) -
     """About `count` round ticks covering [lo, hi] (which the ticks' ends then widen to)."""
     span = hi - lo
     raw = span / max(count, 1)
-    exponent = math.floor(math.log10(raw)) if raw > 0 else 0
-    base = 10.0**exponent if exponent >= 0 else 1 / 10 ** (-exponent)
+    # the decimal exponent read off CPython's own correctly rounded spelling, not libm's
+    # log10 (which may differ by an ulp between platforms at an exact power of ten)
+    exponent = int(f"{raw:.17e}".partition("e")[2]) if raw > 0 else 0
+    base = _scaled(1, exponent)
     mantissa = next(m for m in _MANTISSAS if m * base >= raw * (1 - 1e-9))
     if mantissa == 10:
         mantissa, exponent = 1, exponent + 1

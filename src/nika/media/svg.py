@@ -114,6 +114,11 @@ def render(chart: Any, semantics: Any, data: Any, *,
     else:
         scene = lines(spec, rows, checkpoint)
     checkpoint()
+    if not (any(v is not None for bar in scene.bars for v in bar) or scene.cells
+            or any(s.xs for s in scene.series)):
+        raise fail(codes.BUILTIN_CHART_001, f"none of the {len(rows)} rows holds a value to "
+                   f"draw (every {', '.join(sorted(set(spec.fields.values())))} is missing or "
+                   "null); check the field names and the upstream rows", rows=len(rows))
     doc = Doc(WIDTH, HEIGHT, spec.title)
     doc.add("rect", width=WIDTH, height=HEIGHT, fill="#ffffff")
     top = 16
