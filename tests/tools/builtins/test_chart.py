@@ -200,3 +200,33 @@ def test_the_spec_example_runs_to_success(tmp_path: Path) -> None:
         assert record["wrote"] is (attempt == 1)  # the second run leaves the file alone
     assert b"<title>Revenue by region</title>" in svg and b"$300,000" in svg
     assert "revenue-by-region.svg" in (tmp_path / "out" / "revenue-report.md").read_text()
+
+
+_TIMED = """nika: chart-timeout
+permits:
+  tools: ["nika:chart"]
+  fs: { read: ["big.json"], write: ["out/**"] }
+tasks:
+  draw:
+    timeout: 100ms
+    invoke:
+      tool: "nika:chart"
+      args:
+        data: { path: big.json }
+        chart: { type: line, x: x, y: y }
+        out: out/big.svg
+"""
+
+
+def test_a_task_timeout_stops_the_render_through_the_cli(tmp_path: Path) -> None:
+    (tmp_path / "big.json").write_text(json.dumps(
+        [{"x": i, "y": (i * 7919) % 1000} for i in range(240_000)]))
+    (tmp_path / "t.nika.yaml").write_text(_TIMED)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run([sys.executable, "-m", "nika.cli", "run", "t.nika.yaml", "--report",
+                           "report.json"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["tasks"]["draw"]["error"]["code"] == "NIKA-TIMEOUT-001"
+    assert not (tmp_path / "out" / "big.svg").exists()
