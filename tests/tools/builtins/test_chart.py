@@ -64,13 +64,26 @@ async def test_an_equal_rerun_is_not_rewritten(make: Callable[..., BuiltinExecut
 
 async def test_a_refused_out_touches_nothing(make: Callable[..., BuiltinExecutor], judge: Any,
                                              base: Path) -> None:
-    judge.refuse.add("out/bar.vl.json")
-    (base / "rows.json").write_text(json.dumps(BAR["data"]))
+    judge.refuse.add("out/bar.svg")
+    os.mkfifo(base / "rows.json")  # opening it would block: it is never reached
     args = _args(data={"path": "rows.json"}, compile_to="vega_lite")
     result = await make().call("nika:chart", args)
     assert result.error is not None and result.error.code == "NIKA-SEC-004"
     assert not (base / "out").exists()
-    assert [e.kind for e in judge.seen] == ["fs.write", "fs.write"]  # the file never read
+    assert [(e.kind, e.target) for e in judge.seen] == [("fs.write", "out/bar.svg")]
+
+
+async def test_the_sibling_rides_the_out_grant_beside_it(
+        make: Callable[..., BuiltinExecutor], judge: Any, base: Path, tmp_path: Path) -> None:
+    (base / "out").mkdir()
+    elsewhere = tmp_path / "elsewhere.json"
+    (base / "out" / "bar.vl.json").symlink_to(elsewhere)  # replaced, never followed
+    result = await make().call("nika:chart", _args(compile_to="vega_lite"))
+    assert result.error is None, result.error
+    assert [(e.kind, e.target) for e in judge.seen] == [("fs.write", "out/bar.svg")]
+    sibling = base / "out" / "bar.vl.json"
+    assert not sibling.is_symlink() and not elsewhere.exists()
+    assert json.loads(sibling.read_text())["mark"] == "bar"
 
 
 async def test_rows_from_a_json_file(make: Callable[..., BuiltinExecutor], judge: Any,

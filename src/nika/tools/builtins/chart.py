@@ -3,11 +3,14 @@
 
 Rows come inline or as `{path: <json file>}` (a JSON array of flat objects, read through the
 file builtins' guarded reader, capped at `Context.max_file_bytes`, and parsed row by row so a
-file of more than `MAX_ROWS` rows is refused before the rest is built). Every path — `out:`,
-its `.vl.json` sibling, `data.path` — is judged by the permit gate before anything is read,
-rendered or written. The render (`nika.media.svg`) runs off the event loop and checks its stop
-event between stages, so a task's `timeout:` cancels it promptly. The SVG is written
-atomically and not at all when the bytes on disk are already the same (`wrote: false`).
+file of more than `MAX_ROWS` rows is refused before the rest is built). Both paths — `out:`
+and `data.path` — are judged by the permit gate before anything is read, rendered or written.
+The `.vl.json` sibling rides `out:`'s grant (stdlib §chart: the sibling is part of the `out:`
+artifact, and `nika check` infers one write effect for it): it is the entry beside the judged
+`out:` file in the same directory, named from it, never a path resolved elsewhere.
+The render (`nika.media.svg`) runs off the event loop and checks its stop event between
+stages, so a task's `timeout:` cancels it promptly. The SVG is written atomically and not at
+all when the bytes on disk are already the same (`wrote: false`).
 
 The output record: `{path, sha256, data_sha256, width, height, bytes, wrote, warnings}` (plus
 `vega_lite: {path, sha256, bytes, wrote}` with `compile_to: vega_lite`). `data_sha256` is the
@@ -176,7 +179,9 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     sibling = None
     if args.get("compile_to") == "vega_lite":
         sib_raw = out_raw[: -len(".svg")] + ".vl.json"
-        sibling = (_target(ctx, sib_raw), sib_raw)
+        name = out.real.name[: -len(".svg")] + ".vl.json"
+        sibling = (FsPath(out.real.with_name(name), out.rel[: -len(".svg")] + ".vl.json"),
+                   sib_raw)
     rows = await _rows(args["data"], ctx)
     # a set stop event (the task cancelled) ends the work at its next checkpoint with
     # `_Stopped`, which `offload` drops: the cancellation is the outcome
