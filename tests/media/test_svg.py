@@ -281,3 +281,11 @@ def test_any_input_renders_or_is_refused_with_a_chart_code(
             if element.get(attr) is not None:
                 assert math.isfinite(_num(element, attr)), (attr, element.get(attr))
         assert "nan" not in (element.text or "").replace("(nan)", "").lower()
+
+
+def test_duration_axes_step_by_the_clock() -> None:
+    rows = [{"d": i, "v": i * i * 12_345.5} for i in range(20)]
+    svg = render({"type": "line", "x": "d", "y": "v"}, {"v": "duration_ms"}, rows).svg
+    labels = [t.text for t in ET.fromstring(svg).iter(f"{NS}text")
+              if t.get("text-anchor") == "end"]
+    assert labels == ["0ms", "15m", "30m", "45m", "1h", "1h 15m"]

@@ -19,6 +19,7 @@ raises when its task is cancelled, so a render off the event loop stops promptly
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -140,8 +141,20 @@ def _y_axis(spec: ChartSpec, scene: Scene) -> _Axis:
         values = [v for s in scene.series for v in (*s.ys, *s.hi)]
     lo, hi = domain(*span_of(values), "y", zero=spec.type == "bar")
     kind = spec.kind("y") or spec.kind("y_lo")
-    ticks = nice_ticks(lo, hi, 5, integer=kind == "count")
+    ticks = _ticks(lo, hi, 5, kind)
     return _Axis(ticks.lo, ticks.hi, ticks.values, _labels(kind, ticks, ticks.hi - ticks.lo))
+
+
+def _ticks(lo: float, hi: float, count: int, kind: str | None) -> Ticks:
+    """Round ticks over [lo, hi]: decimal steps, or for a duration whole clock steps (30 s,
+    5 min, 1 h …) past a second, so that the labels read as durations."""
+    if kind != "duration_ms" or (hi - lo) / count < 1000:
+        return nice_ticks(lo, hi, count, integer=kind == "count")
+    step = next((s * 1000 for s in _TIME_STEPS if (hi - lo) / (s * 1000) <= count),
+                _TIME_STEPS[-1] * 1000)
+    first, last = math.floor(lo / step), math.ceil(hi / step)
+    values = tuple(float(k * step) for k in range(first, last + 1))
+    return Ticks(values[0], values[-1], values, 0)
 
 
 def _labels(kind: str | None, ticks: Ticks, span: float) -> tuple[str, ...]:
@@ -159,7 +172,7 @@ def _x_axis(spec: ChartSpec, scene: Scene) -> _Axis:
         first, last = -(-int(lo) // step), int(hi) // step
         at = tuple(float(k * step) for k in range(first, last + 1))
         return _Axis(lo, hi, at, tuple(format_value("timestamp", t, span=hi - lo) for t in at))
-    ticks = nice_ticks(lo, hi, 6, integer=spec.kind("x") == "count")
+    ticks = _ticks(lo, hi, 6, spec.kind("x"))
     return _Axis(ticks.lo, ticks.hi, ticks.values,
                  _labels(spec.kind("x"), ticks, ticks.hi - ticks.lo))
 
@@ -341,4 +354,6 @@ def _heatmap(doc: Doc, spec: ChartSpec, scene: Scene, top: int) -> None:
                     dominant_baseline="middle")
     doc.close("g")
     doc.add("text", _named(spec, "x"), x=plot.left, y=HEIGHT - 12, fill=AXIS)
+    doc.add("text", fit(_named(spec, "y"), 12, plot.right - plot.left), x=plot.left,
+            y=plot.top - 6, fill=AXIS)
     heat_legend(doc, lo, hi, kind, plot.right + 16, plot.top, _named(spec, "color"))
