@@ -17,9 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from tests.media._chart_cases import CASES, GOLDEN
 
+from nika.errors import NikaError
 from nika.tools.builtins import BuiltinExecutor
+from nika.tools.builtins.chart import parse_rows
 
 ROOT = Path(__file__).resolve().parents[3]
 SPEC = next(p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared")
@@ -105,6 +109,8 @@ async def test_rows_from_a_json_file(make: Callable[..., BuiltinExecutor], judge
     ('[{"region": "A", "revenue": 1} {"x": 2}]', "NIKA-BUILTIN-CHART-006"),
     ("[]", "NIKA-BUILTIN-CHART-001"),
     ("", "NIKA-BUILTIN-CHART-006"),
+    ("[" * 200_000, "NIKA-BUILTIN-CHART-006"),
+    ('[{"a": ' * 100_000, "NIKA-BUILTIN-CHART-006"),
 ])
 async def test_a_bad_data_file_is_refused_with_the_charts_code(
         make: Callable[..., BuiltinExecutor], base: Path, text: str, code: str) -> None:
@@ -124,6 +130,18 @@ async def test_io_failures_are_chart_008(make: Callable[..., BuiltinExecutor],
     assert "not a regular file" in fifo.error.detail
     extra = await make().call("nika:chart", _args(data={"path": "x", "rows": 1}))
     assert extra.error is not None and extra.error.code == "NIKA-BUILTIN-CHART-004"
+
+
+async def test_unhashable_rows_in_undrawn_fields_are_refused(
+        make: Callable[..., BuiltinExecutor]) -> None:
+    deep: Any = 1
+    for _ in range(100_000):
+        deep = [deep]
+    for extra, code in ((float("nan"), "NIKA-BUILTIN-CHART-003"),
+                        (deep, "NIKA-BUILTIN-CHART-006")):
+        rows = [{"region": "A", "revenue": 1, "note": extra}]
+        result = await make().call("nika:chart", _args(data=rows))
+        assert result.error is not None and result.error.code == code, result.error
 
 
 async def test_a_million_inline_rows_are_refused(make: Callable[..., BuiltinExecutor],
@@ -243,3 +261,23 @@ def test_a_task_timeout_stops_the_render_through_the_cli(tmp_path: Path) -> None
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["tasks"]["draw"]["error"]["code"] == "NIKA-TIMEOUT-001"
     assert not (tmp_path / "out" / "big.svg").exists()
+
+
+_SCALAR = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=6),
+                    st.floats(allow_nan=False, allow_infinity=False))
+_ROWS = st.lists(st.dictionaries(st.text(max_size=4), _SCALAR, max_size=4), max_size=8)
+
+
+@given(rows=_ROWS, indent=st.sampled_from([None, 0, 2]))
+def test_the_row_parser_reads_what_json_writes(rows: list[dict[str, Any]],
+                                               indent: int | None) -> None:
+    raw = json.dumps(rows, indent=indent).encode()
+    assert parse_rows(raw, "rows.json", threading.Event()) == rows
+
+
+@given(st.binary(max_size=64) | st.text(max_size=64).map(str.encode))
+def test_the_row_parser_refuses_garbage_with_a_chart_code(raw: bytes) -> None:
+    try:
+        parse_rows(raw, "rows.json", threading.Event())
+    except NikaError as err:
+        assert err.code.startswith("NIKA-BUILTIN-CHART-"), err.code

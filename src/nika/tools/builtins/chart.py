@@ -87,6 +87,9 @@ def parse_rows(raw: bytes, source: str, stop: threading.Event) -> list[Any]:
     except ValueError as err:  # json.JSONDecodeError is one
         raise fail(codes.BUILTIN_CHART_006, f"{source!r} is not a JSON array of rows: {err}",
                    path=source) from None
+    except RecursionError:  # a row nested past the decoder's depth: never a flat row
+        raise fail(codes.BUILTIN_CHART_006, f"{source!r} nests a row deeper than JSON can be "
+                   "read here; rows are flat objects", path=source) from None
     if at >= end or _skip(text, at + 1) != end:
         raise fail(codes.BUILTIN_CHART_006, f"{source!r} is not one JSON array of rows "
                    "(unclosed, or text after the closing `]`)", path=source)
@@ -151,7 +154,15 @@ def _work(args: Mapping[str, Any], rows: Any, out: tuple[FsPath, str],
     check = _checkpoint(stop)
     shown = render(args.get("chart"), args.get("semantics"), rows, checkpoint=check)
     check()
-    data_sha256 = _sha256(canonical_bytes(rows))
+    try:
+        data_sha256 = _sha256(canonical_bytes(rows))
+    except ValueError:  # a NaN or infinity in a field the chart does not draw
+        raise fail(codes.BUILTIN_CHART_003, "a row holds a non-finite number (NaN or "
+                   "infinity) in a field the chart does not draw; the data hash covers every "
+                   "row — drop the field or the row upstream", arg="data") from None
+    except RecursionError:
+        raise fail(codes.BUILTIN_CHART_006, "a row nests a value deeper than the data hash "
+                   "can read; rows are flat objects", arg="data") from None
     extra = None
     if sibling is not None:
         spec = parse_spec(args.get("chart"), args.get("semantics"))
