@@ -22,8 +22,8 @@ UNSERVED_CALL = (
 @pytest.mark.parametrize(
     ("call", "warned"),
     [
-        ("{ tool: nika:chart, args: { data: [], out: out/c.svg, chart: { type: bar } } }",
-         False),
+        ("{ tool: nika:chart, args: { data: [{ k: a, v: 1 }], out: out/c.svg, "
+         "chart: { type: bar, x: k, y: v } } }", False),
         ("{ tool: nika:image_fx, args: { input: a.png, out: out/b.png, ops: [grayscale] } }", True),
         ("{ tool: nika:tts_generate, args: { provider: openai, text: t, output_dir: out } }", True),
         ("{ tool: nika:tts_generate, args: { model: tts-1, text: t, output_dir: out } }", True),

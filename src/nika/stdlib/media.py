@@ -30,6 +30,30 @@ def _svg(a: Mapping[str, Any]) -> Problem | None:
     return None
 
 
+def _rows_hold_the_fields(a: Mapping[str, Any]) -> Problem | None:
+    """Literal rows (a list, not `{path:}`): not empty, and every field `chart:` and
+    `semantics:` name held by some row — what the run refuses, named by the check first."""
+    rows = a["data"]
+    if not isinstance(rows, list):
+        return None  # `{path: …}`, or a shape the run refuses with its CHART-006
+    if not rows:
+        return Problem("`data:` holds no rows; chart a non-empty list, or guard the task on "
+                       "the upstream result being non-empty", "data", codes.BUILTIN_CHART_001)
+    chart = a.get("chart") or {}
+    named = [v for k, v in chart.items() if k not in ("type", "title") and isinstance(v, str)]
+    wanted = set(named) | set(a.get("semantics") or {})
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            return Problem(f"row {i} is {row!r:.60}, not a map of field values", "data",
+                           codes.BUILTIN_CHART_006)
+        wanted.difference_update(row)
+    if not wanted:
+        return None
+    field = sorted(wanted)[0]
+    return Problem(f"no row holds the field {field!r}; name a field the rows hold",
+                   "chart", codes.BUILTIN_CHART_002)
+
+
 _FIELD = text(minLength=1)
 CHART = Declaration("nika:chart", obj({
     "data": anything("The rows: a list of flat objects, or {path: <json file>}."),
@@ -44,6 +68,7 @@ CHART = Declaration("nika:chart", obj({
     "compile_to": choice("vega_lite"),
 }, ("data", "out", "chart")), rules=(
     Rule("out-is-svg", ("out",), _svg, code=codes.BUILTIN_CHART_004),
+    Rule("rows-hold-the-fields", ("data", "chart", "semantics"), _rows_hold_the_fields),
     path_rule(writes("out"), reads("data", key="path")),  # rows inline, or a file to read
 ), codes={"chart": codes.BUILTIN_CHART_004, "semantics": codes.BUILTIN_CHART_004,
           "compile_to": codes.BUILTIN_CHART_004})  # fmt: skip
