@@ -103,3 +103,12 @@ async def test_the_builtin_writes_the_sibling_byte_identically(tmp_path: Path) -
     written = (tmp_path / "out" / "heat.vl.json").read_bytes()
     assert written == vega_lite.to_bytes(_compiled("heatmap"))
     assert list(_validator().iter_errors(json.loads(written))) == []
+
+
+def test_one_row_per_line_and_a_title_like_the_placeholder_survives() -> None:
+    spec = parse_spec({"type": "bar", "x": "k", "y": "v", "title": "\x00rows\x00"}, None)
+    compiled = vega_lite.compile_spec(spec, [{"k": "a", "v": 1}, {"k": "b", "v": 2}],
+                                      width=800, height=450)
+    written = vega_lite.to_bytes(compiled)
+    assert json.loads(written) == compiled
+    assert b'\n      {"k": "a", "v": 1},\n      {"k": "b", "v": 2}\n' in written

@@ -212,6 +212,9 @@ def test_the_row_cap_renders_decimated_in_bounded_memory(tmp_path: Path) -> None
     assert seen["peak_kib"] - seen["start_kib"] < 400 * 1024, seen
     svg = (tmp_path / "big.svg").stat().st_size
     assert svg < 200_000  # 2,000 points drawn, not 250,000
+    with_sibling = _rss(tmp_path, 250_000, "vega_lite")  # every row, one line each
+    assert with_sibling["code"] is None
+    assert with_sibling["peak_kib"] - with_sibling["start_kib"] < 300 * 1024, with_sibling
 
 
 def test_the_spec_example_runs_to_success(tmp_path: Path) -> None:
