@@ -289,3 +289,14 @@ def test_duration_axes_step_by_the_clock() -> None:
     labels = [t.text for t in ET.fromstring(svg).iter(f"{NS}text")
               if t.get("text-anchor") == "end"]
     assert labels == ["0ms", "15m", "30m", "45m", "1h", "1h 15m"]
+
+
+def test_a_delta_line_reads_against_zero() -> None:
+    rows = [{"x": i, "y": i - 3} for i in range(7)]
+    svg = render({"type": "line", "x": "x", "y": "y"}, {"y": "delta"}, rows).svg
+    ink = [line for line in ET.fromstring(svg).iter(f"{NS}line")
+           if line.get("stroke") == "#333333"]
+    labels = {t.text: _num(t, "y") for t in ET.fromstring(svg).iter(f"{NS}text")
+              if t.get("text-anchor") == "end"}
+    assert [_num(line, "y1") for line in ink] == [labels["0"]]
+    assert "+2" in labels and "-2" in labels

@@ -4,6 +4,13 @@ Every spelling here is ours, built from integers and Python's correctly rounded 
 formatting (`f"{x:.Nf}"`, the same on every platform), never `repr` of a float: a coordinate is
 written in tenths of a pixel (`coord`), a tick is an integer multiple of a step `m·10^e`, and
 a value is formatted by its `semantics:` kind (`format_value`).
+
+What each kind reads: `usd` dollars (cents below $1,000, whole dollars above, $1.2M past a
+million); `duration_ms` milliseconds (850ms · 12.3s · 4m 5s · 2h 5m · 3d 4h); `tokens` a
+count shown k/M/B; `delta` a signed change (+3.5 · -2; a diverging palette anchored at zero);
+`percent` a FRACTION (0.253 → 25.3%, as Vega-Lite's `%` format reads it); `timestamp` an
+ISO-8601 string (a naive one read as UTC) or Unix seconds, shown in UTC at the grain its axis
+spans; `count` whole numbers with thousands separators; `category` text, never a number axis.
 """
 
 from __future__ import annotations

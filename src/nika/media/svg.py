@@ -210,6 +210,9 @@ def _xy(doc: Doc, spec: ChartSpec, scene: Scene, top: int,
                 doc.close("g")
             else:
                 _line(doc, plot, series.xs, series.ys, x_axis, y_axis, colour, series.style)
+    if spec.kind("y") == "delta" and spec.type != "bar" and y_axis.lo < 0 < y_axis.hi:
+        zero = plot.y(0.0, y_axis)  # a change reads against no change
+        doc.add("line", x1=plot.left, y1=zero, x2=plot.right, y2=zero, stroke=INK)
     if spec.type != "bar":  # a bar chart's baseline is its zero line
         doc.add("line", x1=plot.left, y1=plot.bottom, x2=plot.right, y2=plot.bottom,
                 stroke=AXIS)
