@@ -300,3 +300,12 @@ def test_a_delta_line_reads_against_zero() -> None:
               if t.get("text-anchor") == "end"}
     assert [_num(line, "y1") for line in ink] == [labels["0"]]
     assert "+2" in labels and "-2" in labels
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (10**5000, "(16610-bit int)"), (1e20, "1e+20"), (math.inf, "(inf)"), (2.5, "2.5"),
+    (True, "true"), (None, "(none)"),
+], ids=["huge-int", "huge-float", "inf", "float", "bool", "none"])
+def test_any_scalar_names_a_category(value: Any, shown: str) -> None:
+    svg = render({"type": "bar", "x": "k", "y": "v"}, None, [{"k": value, "v": 1}]).svg
+    assert f">{shown}<".encode() in svg

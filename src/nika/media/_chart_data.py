@@ -205,34 +205,10 @@ def label(value: Any, field: str = "", row: int = 0) -> str:
         return "(none)"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, int):  # str() refuses an int past 4,300 digits
+        return str(value) if value.bit_length() < 10_000 else f"({value.bit_length()}-bit int)"
     if isinstance(value, float):
-        return trim(f"{value:.6f}") if math.isfinite(value) and abs(value) < 1e15 else "(nan)"
+        if not math.isfinite(value):
+            return "(nan)" if value != value else "(inf)" if value > 0 else "(-inf)"
+        return trim(f"{value:.6f}") if abs(value) < 1e15 else f"{value:.6g}"
     return str(value)
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    """One role's values: the row index of each present value, and the values."""
-
-    rows: tuple[int, ...]
-    values: tuple[float, ...]
-    gaps: int
-
-
-def numeric_column(spec: ChartSpec, rows: Sequence[Mapping[str, Any]], role: str,
-                   checkpoint: Any = None) -> Column:
-    """The numeric values of `role`'s field, in row order, gaps left out."""
-    name = spec.fields[role]
-    kind = spec.semantics.get(name)
-    at: list[int] = []
-    values: list[float] = []
-    for i, row in enumerate(rows):
-        if checkpoint is not None and i % 65_536 == 0:
-            checkpoint()
-        v = number(row.get(name), name, i, kind)
-        if v is not None:
-            at.append(i)
-            values.append(v)
-    return Column(tuple(at), tuple(values), len(rows) - len(at))
