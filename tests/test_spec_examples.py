@@ -76,7 +76,6 @@ class Case:
 
 CASES: Final[Mapping[str, Case]] = {
     "12-failure-routing.nika.yaml": Case(refused="NIKA-VAR-021"),
-    "csv-chart-report.nika.yaml": Case(unserved="nika:chart"),
     "og-images.nika.yaml": Case(unserved="nika:image_generate"),
     "competitor-radar.nika.yaml": Case(remote=("map", "NIKA-BUILTIN-FETCH-001")),
     "ceo-monday-brief.nika.yaml": Case(answers=("approve=yes",)),

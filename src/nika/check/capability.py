@@ -21,7 +21,6 @@ from nika.syntax.model import AgentBody, InvokeBody
 CODE: Final = codes.IMPL_002
 
 UNSERVED: Final[Mapping[str, str]] = {
-    "nika:chart": "no chart renderer is wired",
     "nika:image_generate": "no image plane is wired",
 }
 """Builtins of the closed stdlib set this engine does not implement, and what is missing."""

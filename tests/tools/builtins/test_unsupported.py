@@ -11,7 +11,6 @@ from nika.check.capability import UNSERVED
 from nika.tools.builtins import BuiltinExecutor
 
 WELL_FORMED: dict[str, dict[str, Any]] = {
-    "nika:chart": {"data": [1, 2], "out": "chart.svg"},
     "nika:image_generate": {"prompt": "x", "output_dir": "out"},
 }
 
