@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 NPM_PREFIX := .nika/npm
-NPM_SERVERS := @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31
+NPM_SERVERS := @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31 mermaid@12.3.0
 
 .PHONY: demo tour test install install-dev mcp-servers browser lint typecheck bench conformance clean
 

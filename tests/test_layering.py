@@ -16,6 +16,7 @@ The layers, bottom to top, and what each may import besides itself:
 |           |                                             | agent                           |
 | runtime   | nika.runtime.*                              | all of the above                |
 | telemetry | nika.telemetry.* (renders run/agent events) | all of the above and runtime    |
+| serve     | nika.serve.* (the MCP and language servers) | all of the above                |
 | cli       | nika.cli                                    | everything below                |
 | warm      | nika.warm.* (the `nika` entry: the warm     | everything below                |
 |           | check client, its server)                   |                                 |
@@ -65,9 +66,10 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     "tools": frozenset({"bottom", "syntax", "stdlib", "check", "agent", "media", "tools"}),
     "runtime": _BELOW_RUNTIME | {"runtime"},
     "telemetry": _BELOW_RUNTIME | {"runtime", "telemetry"},
-    "cli": _BELOW_RUNTIME | {"runtime", "telemetry", "cli"},
-    "warm": _BELOW_RUNTIME | {"runtime", "telemetry", "cli", "warm"},
-    "facade": _BELOW_RUNTIME | {"runtime", "telemetry", "cli"},
+    "serve": _BELOW_RUNTIME | {"runtime", "telemetry", "serve"},
+    "cli": _BELOW_RUNTIME | {"runtime", "telemetry", "serve", "cli"},
+    "warm": _BELOW_RUNTIME | {"runtime", "telemetry", "serve", "cli", "warm"},
+    "facade": _BELOW_RUNTIME | {"runtime", "telemetry", "serve", "cli"},
 }
 
 

@@ -338,10 +338,43 @@ def _run_receipt(args: argparse.Namespace) -> int:
                            out=sys.stdout, err=sys.stderr)
 
 
+def _run_inspect(args: argparse.Namespace) -> int:
+    from nika.check.projection import inspect_source
+    from nika.check.render import render_human
+
+    try:
+        source = _read_source(args.file)
+    except OSError as exc:
+        print(f"nika inspect: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    projection = inspect_source(source, None if args.file == "-" else args.file)
+    if projection.graph is None:  # no graph without a clean verdict: the findings say why
+        name = "<stdin>" if args.file == "-" else args.file
+        sys.stderr.write(render_human(projection.checked.verdict, name))
+        return EXIT_FINDINGS
+    if args.format == "mermaid":
+        from nika.check._mermaid import render_mermaid
+
+        sys.stdout.write(render_mermaid(projection.graph))
+    else:
+        sys.stdout.write(projection.json or "")
+    return EXIT_OK
+
+
+def _add_inspect(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("inspect", help="print the workflow's graph (the canonical projection)")
+    p.add_argument("file", metavar="FILE", help="the workflow file, or - for stdin")
+    p.add_argument("--format", choices=("json", "mermaid"), default="json",
+                   help="json: the graph document (graph_format 3), canonical; mermaid: a "
+                   "flowchart of the same graph")
+    p.set_defaults(handler=_run_inspect)
+
+
 _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] = {
     "check": _add_check,
     "run": _add_run,
     "trace": _add_trace,
+    "inspect": _add_inspect,
 }
 
 
