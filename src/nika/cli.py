@@ -370,11 +370,38 @@ def _add_inspect(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.set_defaults(handler=_run_inspect)
 
 
+def _add_schema(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("schema", help="print the workflow JSON Schema (for an editor's "
+                       "`# yaml-language-server: $schema=` line)")
+    p.set_defaults(handler=_run_schema)
+
+
+def _run_schema(_args: argparse.Namespace) -> int:
+    from importlib.resources import files
+
+    sys.stdout.write(files("nika").joinpath("data/workflow.schema.json").read_text("utf-8"))
+    return EXIT_OK
+
+
+def _add_mcp(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("mcp", help="serve the static oracle to coding agents (MCP over stdio; "
+                       "read-only: check, inspect, explain, schema, examples)")
+    p.set_defaults(handler=lambda _args: _serve_mcp())
+
+
+def _serve_mcp() -> int:
+    from nika.serve.mcp_server import main as serve
+
+    return serve()
+
+
 _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] = {
     "check": _add_check,
     "run": _add_run,
     "trace": _add_trace,
     "inspect": _add_inspect,
+    "mcp": _add_mcp,
+    "schema": _add_schema,
 }
 
 
