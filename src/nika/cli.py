@@ -370,6 +370,18 @@ def _add_inspect(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.set_defaults(handler=_run_inspect)
 
 
+def _add_lsp(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("lsp", help="serve diagnostics, hover, definition, completion and "
+                       "fixes to an editor (Language Server Protocol over stdio)")
+    p.set_defaults(handler=lambda _args: _serve_lsp())
+
+
+def _serve_lsp() -> int:
+    from nika.serve.lsp_server import main as serve
+
+    return serve()
+
+
 def _add_schema(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("schema", help="print the workflow JSON Schema (for an editor's "
                        "`# yaml-language-server: $schema=` line)")
@@ -402,6 +414,7 @@ _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] =
     "inspect": _add_inspect,
     "mcp": _add_mcp,
     "schema": _add_schema,
+    "lsp": _add_lsp,
 }
 
 

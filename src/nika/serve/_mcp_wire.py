@@ -6,15 +6,12 @@ drained in chunks and discarded), and answers what it cannot pass on — an over
 invalid UTF-8, invalid JSON, a message no JSON-RPC shape fits — with a JSON-RPC error
 (`id` null when none could be read), written under the same lock as the server's replies.
 
-The wire is the process's original stdin and stdout, moved off fds 0 and 1 (0 reads the null
-device, 1 writes to stderr), so nothing a handler prints can corrupt the protocol.
+The wire is the process's original stdin and stdout, claimed by `_stdio.claim`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import IO, Any, Final
@@ -23,6 +20,8 @@ import anyio
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
+
+from nika.serve._stdio import claim
 
 MAX_LINE: Final = 4 * 1024 * 1024
 """Bytes of one message line: a 1 MiB workflow, JSON-escaped, with room to spare."""
@@ -113,13 +112,7 @@ async def bounded_stdio() -> AsyncIterator[
           MemoryObjectSendStream[SessionMessage]]
 ]:
     """The server's read and write streams over the process's stdio, bounded."""
-    inp = os.fdopen(os.dup(0), "rb")
-    out = os.fdopen(os.dup(1), "wb")
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr  # a stray print goes to the log, never onto the wire
+    inp, out = claim()
     wire = _Wire(inp, out)
     read_in, read_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_in, write_out = anyio.create_memory_object_stream[SessionMessage](0)
