@@ -338,73 +338,45 @@ def _run_receipt(args: argparse.Namespace) -> int:
                            out=sys.stdout, err=sys.stderr)
 
 
-def _run_inspect(args: argparse.Namespace) -> int:
-    from nika.check.projection import inspect_source
-    from nika.check.render import render_human
-
-    try:
-        source = _read_source(args.file)
-    except OSError as exc:
-        print(f"nika inspect: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
-    projection = inspect_source(source, None if args.file == "-" else args.file)
-    if projection.graph is None:  # no graph without a clean verdict: the findings say why
-        name = "<stdin>" if args.file == "-" else args.file
-        sys.stderr.write(render_human(projection.checked.verdict, name))
-        return EXIT_FINDINGS
-    if args.format == "mermaid":
-        from nika.check._mermaid import render_mermaid
-
-        sys.stdout.write(render_mermaid(projection.graph))
-    else:
-        sys.stdout.write(projection.json or "")
-    return EXIT_OK
-
-
 def _add_inspect(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("inspect", help="print the workflow's graph (the canonical projection)")
     p.add_argument("file", metavar="FILE", help="the workflow file, or - for stdin")
     p.add_argument("--format", choices=("json", "mermaid"), default="json",
                    help="json: the graph document (graph_format 3), canonical; mermaid: a "
                    "flowchart of the same graph")
-    p.set_defaults(handler=_run_inspect)
+    p.set_defaults(handler=_serve)
 
 
 def _add_lsp(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("lsp", help="serve diagnostics, hover, definition, completion and "
                        "fixes to an editor (Language Server Protocol over stdio)")
-    p.set_defaults(handler=lambda _args: _serve_lsp())
-
-
-def _serve_lsp() -> int:
-    from nika.serve.lsp_server import main as serve
-
-    return serve()
-
-
-def _add_schema(sub: argparse._SubParsersAction[_Parser]) -> None:
-    p = sub.add_parser("schema", help="print the workflow JSON Schema (for an editor's "
-                       "`# yaml-language-server: $schema=` line)")
-    p.set_defaults(handler=_run_schema)
-
-
-def _run_schema(_args: argparse.Namespace) -> int:
-    from importlib.resources import files
-
-    sys.stdout.write(files("nika").joinpath("data/workflow.schema.json").read_text("utf-8"))
-    return EXIT_OK
+    p.set_defaults(handler=_serve)
 
 
 def _add_mcp(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("mcp", help="serve the static oracle to coding agents (MCP over stdio; "
                        "read-only: check, inspect, explain, schema, examples)")
-    p.set_defaults(handler=lambda _args: _serve_mcp())
+    p.set_defaults(handler=_serve)
 
 
-def _serve_mcp() -> int:
-    from nika.serve.mcp_server import main as serve
+def _add_schema(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("schema", help="print the workflow JSON Schema (for an editor's "
+                       "`# yaml-language-server: $schema=` line)")
+    p.set_defaults(handler=_serve)
 
-    return serve()
+
+def _add_completion(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("completion", help="print a shell completion script: "
+                       'eval "$(nika completion bash)"')
+    p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell")
+    p.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """The editor and agent surfaces (`nika.serve.commands`), given the full parser."""
+    from nika.serve.commands import run_command
+
+    return run_command(args, build_parser())
 
 
 _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] = {
@@ -415,6 +387,7 @@ _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] =
     "mcp": _add_mcp,
     "schema": _add_schema,
     "lsp": _add_lsp,
+    "completion": _add_completion,
 }
 
 
