@@ -43,13 +43,14 @@ browser:
 			-o DPkg::Lock::Timeout=600 chromium chromium-driver >/dev/null; \
 	fi
 
-# zsh and fish, for the `nika completion` tests (each script is loaded in its real shell).
+# zsh and fish for the `nika completion` tests (each script is loaded in its real shell), and
+# luac for the Neovim block of docs/editors.md.
 shells:
-	@if [ ! -x /usr/bin/zsh ] || [ ! -x /usr/bin/fish ]; then \
+	@if [ ! -x /usr/bin/zsh ] || [ ! -x /usr/bin/fish ] || [ ! -x /usr/bin/luac5.4 ]; then \
 		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
-			-o DPkg::Lock::Timeout=600 zsh fish >/dev/null; \
+			-o DPkg::Lock::Timeout=600 zsh fish lua5.4 >/dev/null; \
 	fi
 
 demo: install
