@@ -50,7 +50,7 @@ async def edit_latencies(path: Path, n: int, edits: int) -> list[float]:
     client = LanguageClient("lsp-bench", "1")
     published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
 
-    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]
     def on_publish(params: types.PublishDiagnosticsParams) -> None:
         published.put_nowait(params)
 
@@ -78,7 +78,7 @@ async def edit_latencies(path: Path, n: int, edits: int) -> list[float]:
         assert not got.diagnostics, got.diagnostics
     await client.shutdown_async(None)
     client.exit(None)
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]
     return out
 
 
