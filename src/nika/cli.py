@@ -356,6 +356,9 @@ def _add_lsp(sub: argparse._SubParsersAction[_Parser]) -> None:
 def _add_mcp(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("mcp", help="serve the static oracle to coding agents (MCP over stdio; "
                        "read-only: check, inspect, explain, schema, examples)")
+    p.add_argument("--allow-run", action="store_true",
+                   help="also offer nika_run: the agent may run a workflow (checked first, "
+                   "held to the permits it declares)")
     p.set_defaults(handler=_serve)
 
 

@@ -24,8 +24,9 @@ ENV: Final = {**os.environ, "PYTHONPATH": str(SRC)}
 TIMEOUT: Final = 60.0
 
 
-def spawn(cwd: Path) -> Client:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "nika.cli", "mcp"],
+def spawn(cwd: Path, *flags: str) -> Client:
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "nika.cli", "mcp", *flags],
                                    cwd=str(cwd), env={"PYTHONPATH": str(SRC)})
     return Client(params, read_timeout_seconds=TIMEOUT)
 
@@ -123,6 +124,30 @@ async def test_hostile_requests_are_refusals_and_the_server_stays_up(workdir: Pa
         assert error and text.startswith("NIKA-SERVE-003")
         error, _ = await call(client, "nika_explain", {"code": "NIKA-DAG-002"})
         assert not error  # still serving
+
+
+async def test_running_is_offered_only_with_the_flag(workdir: Path) -> None:
+    (workdir / "hello.nika.yaml").write_text(example_text("hello"), encoding="utf-8")
+    (workdir / "bad.nika.yaml").write_text(
+        "nika: sneaky\npermits: {}\ntasks:\n  a:\n    exec: { command: [\"touch\", \"x\"] }\n",
+        encoding="utf-8")
+    async with spawn(workdir) as client:
+        assert "nika_run" not in {t.name for t in (await client.list_tools()).tools}
+        error, text = await call(client, "nika_run", {"path": "hello.nika.yaml"})
+        assert error and text.startswith("NIKA-SERVE-001")
+    async with spawn(workdir, "--allow-run") as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        run_tool = tools["nika_run"]
+        assert run_tool.annotations is not None and not run_tool.annotations.read_only_hint
+        error, text = await call(client, "nika_run", {"path": "hello.nika.yaml"})
+        ran = json.loads(text)
+        assert not error and ran["exit_code"] == 0 and "greeting" in ran["outputs"]
+        error, text = await call(client, "nika_run", {"path": "bad.nika.yaml"})
+        refused = json.loads(text)
+        assert refused["exit_code"] == 1 and "NIKA-SEC-004" in refused["log_tail"]
+        assert not (workdir / "x").exists()  # refused by its own (empty) permits, never ran
+        error, text = await call(client, "nika_run", {"path": "../hello.nika.yaml"})
+        assert error and text.startswith("NIKA-SERVE-002")
 
 
 def _rpc(ident: int, method: str, params: dict[str, Any]) -> bytes:

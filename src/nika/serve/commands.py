@@ -23,7 +23,7 @@ def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         "inspect": lambda: _inspect(args.file, args.format),
         "schema": _schema,
         "completion": lambda: _completion_script(args.shell, parser),
-        "mcp": _mcp,
+        "mcp": lambda: _mcp(args.allow_run),
         "lsp": _lsp,
     }
     return commands[args.command]()
@@ -70,10 +70,10 @@ def _completion_script(shell: str, parser: argparse.ArgumentParser) -> int:
     return EXIT_OK
 
 
-def _mcp() -> int:
+def _mcp(allow_run: bool) -> int:
     from nika.serve.mcp_server import main
 
-    return main()
+    return main(allow_run=allow_run)
 
 
 def _lsp() -> int:

@@ -1,11 +1,13 @@
 """`nika mcp`: the engine as a Model Context Protocol server over stdio, for coding agents.
 
-Read-only. Five tools, each the CLI's answer to the same question: `nika_check` (the
+Read-only by default. Five tools, each the CLI's answer to the same question: `nika_check` (the
 verdict of `nika check --json --lint`), `nika_inspect` (the canonical projection, byte for
 byte `nika inspect`'s), `nika_explain` (an error code's meaning, category and fix),
-`nika_schema` (the workflow JSON Schema) and `nika_examples` (the shipped examples). Nothing
-runs a workflow or writes a file, and a `path` must resolve inside the directory the server
-was started in.
+`nika_schema` (the workflow JSON Schema) and `nika_examples` (the shipped examples). None runs
+a workflow or writes a file, and a `path` must resolve inside the directory the server was
+started in. Only `nika mcp --allow-run` adds a sixth, `nika_run`: a checked run in a child
+process, held to the permits the workflow declares, killed at its timeout or when the call
+is cancelled.
 
 Built on the official SDK's low-level `Server`; the stdio wire is `_mcp_wire`'s bounded one.
 A refusal is a tool result with `isError` whose text starts with the `NIKA-…` code; the
@@ -104,6 +106,24 @@ TOOLS: Final = (
                                           open_world_hint=False),
     ),
 )
+RUN_TOOL: Final = types.Tool(
+    name="nika_run",
+    description=(
+        "Run a Nika workflow file (under the working directory) and return its exit code, "
+        "its typed outputs as JSON and the tail of its log. Offered only because the server "
+        "was started with `nika mcp --allow-run`; the run is checked first and holds to the "
+        "permits the workflow itself declares. `vars` supplies inputs (name -> value)."
+    ),
+    input_schema={"type": "object", "required": ["path"], "additionalProperties": False,
+                  "properties": {"path": {"type": "string"},
+                                 "vars": {"type": "object"}}},
+    annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                      open_world_hint=True),
+)
+RUN_TIMEOUT_S: Final = 900.0
+"""A run the agent started ends (its process killed) after this long."""
+
+_LOG_TAIL: Final = 4000
 _NAMES: Final = frozenset(tool.name for tool in TOOLS)
 
 
@@ -152,21 +172,57 @@ def _examples(arguments: dict[str, Any]) -> str:
     return _oracle.example_text(_text(arguments, "name"))
 
 
-def build_server(root: Path) -> Server[Any]:
-    """The low-level SDK server with nika's five tools, answering from `root`."""
+async def run_workflow(arguments: dict[str, Any], root: Path) -> str:
+    """`nika run PATH --output json` as a child process in `root`, bounded by `RUN_TIMEOUT_S`
+    (a cancelled call or a stopping server kills it)."""
+    import sys
+
+    from nika._term import printable
+
+    extra = sorted(set(arguments) - {"path", "vars"})
+    if extra:
+        raise NikaError(codes.SERVE_001, f"nika_run takes no argument {extra[0][:80]!r}")
+    path = _text(arguments, "path")
+    await anyio.to_thread.run_sync(_oracle.read_inside, path, root)  # confined, readable
+    given = arguments.get("vars") or {}
+    if not isinstance(given, dict):
+        raise NikaError(codes.SERVE_001, "`vars` must be an object: input name -> value")
+    argv = [sys.executable, "-m", "nika.cli", "run", path, "--output", "json"]
+    for name, value in sorted(given.items()):
+        argv += ["--var", f"{name}={json.dumps(value, ensure_ascii=False)}"]
+    with anyio.fail_after(RUN_TIMEOUT_S):
+        done = await anyio.run_process(argv, cwd=root, check=False)
+    out = done.stdout.decode("utf-8", errors="replace")
+    try:
+        outputs: Any = json.loads(out) if out.strip() else None
+    except ValueError:
+        outputs = None
+    log = printable(done.stderr.decode("utf-8", errors="replace")[-_LOG_TAIL:],
+                    keep_newlines=True)
+    return json.dumps({"exit_code": done.returncode, "outputs": outputs, "log_tail": log},
+                      ensure_ascii=False, sort_keys=True)
+
+
+def build_server(root: Path, *, allow_run: bool = False) -> Server[Any]:
+    """The low-level SDK server with nika's five tools (six with `allow_run`), answering
+    from `root`."""
+    offered = [*TOOLS, RUN_TOOL] if allow_run else list(TOOLS)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=list(TOOLS))
+        return types.ListToolsResult(tools=offered)
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
         try:
-            # The check is CPU work: off the event loop, so pings and cancels stay live.
-            text = await anyio.to_thread.run_sync(answer, params.name, arguments, root)
+            if allow_run and params.name == RUN_TOOL.name:
+                text = await run_workflow(arguments, root)
+            else:
+                # The check is CPU work: off the event loop, so pings and cancels stay live.
+                text = await anyio.to_thread.run_sync(answer, params.name, arguments, root)
         except NikaError as exc:
             refusal = f"{exc.code}: {exc.detail}"
             return types.CallToolResult(content=[types.TextContent(type="text", text=refusal)],
@@ -178,16 +234,16 @@ def build_server(root: Path) -> Server[Any]:
         on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-async def serve(root: Path) -> None:
+async def serve(root: Path, allow_run: bool = False) -> None:
     """Serve MCP on stdio until stdin closes."""
     from nika.serve._mcp_wire import bounded_stdio
 
-    server = build_server(root)
+    server = build_server(root, allow_run=allow_run)
     async with bounded_stdio() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def main(root: Path | None = None) -> int:
+def main(root: Path | None = None, *, allow_run: bool = False) -> int:
     """`nika mcp`'s body: serve until stdin closes, exit 0."""
-    anyio.run(serve, root or Path.cwd())
+    anyio.run(serve, root or Path.cwd(), allow_run)
     return 0
