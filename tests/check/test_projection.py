@@ -191,3 +191,13 @@ def test_the_corpus_holds_buildable_and_unbuildable_files() -> None:
 @given(st.text(max_size=300))
 def test_any_text_gets_a_semantic_document_the_oracle_accepts(text: str) -> None:
     oracle().validate(semantic_document(inspect_source(text)))
+
+
+def test_the_printed_graph_is_terminal_safe_and_the_same_value() -> None:
+    source = SHAPE.replace('with: { readme: "${{ tasks.gather.output }}" }',
+                           'with: { "read\\u202eme": "${{ tasks.gather.output }}" }')
+    source = source.replace("Summarize ${{ with.readme }}", "Summarize")
+    projection = inspect_source(source)
+    assert projection.graph is not None and projection.json is not None
+    assert "\u202e" not in projection.json and "\\u202e" in projection.json
+    assert json.loads(projection.json) == projection.graph

@@ -95,10 +95,13 @@ def project(checked: Checked) -> Projection:
 
 
 def graph_json(graph: Mapping[str, Any]) -> str:
-    """The canonical spelling of a graph document, one line (what the CLI prints)."""
+    """The canonical spelling of a graph document, one line (what the CLI prints): C1
+    controls and bidi overrides a task's text may hold are `\\u` escapes (same value), so the
+    bytes are safe on a terminal and identical on every surface."""
+    from nika._term import json_printable
     from nika.canonical import canonical_json
 
-    return canonical_json(graph) + "\n"
+    return json_printable(canonical_json(graph)) + "\n"
 
 
 def build_graph(

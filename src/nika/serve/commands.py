@@ -52,7 +52,7 @@ def _inspect(file: str, fmt: str) -> int:
     if fmt == "mermaid":
         from nika.check._mermaid import render_mermaid
 
-        sys.stdout.write(render_mermaid(projection.graph))
+        sys.stdout.write(printable(render_mermaid(projection.graph), keep_newlines=True))
     else:
         sys.stdout.write(projection.json or "")
     return EXIT_OK
