@@ -133,6 +133,12 @@ async def test_hover_definition_and_completion(tmp_path: Path) -> None:
         assert {"prompt", "max_tokens", "schema"} <= verb_fields
         assert await complete(types.Position(_at(edited, "  fs: {").line, 2)) == {
             "fs", "net", "exec", "tools", "env"}
+        tasks = {"gather", "think", "publish", "drop_temp"}
+        assert await complete(_at(edited, "after: { think", 9)) == tasks
+        block = edited.replace("    after: { think: success }\n", "    after:\n      \n")
+        session.change(uri, block, 3)
+        await session.diagnostics(uri)
+        assert await complete(types.Position(_at(block, "    after:").line + 1, 6)) == tasks
 
 
 async def test_code_actions_apply_the_fixes_the_details_spell(tmp_path: Path) -> None:

@@ -175,7 +175,7 @@ def completion(analysis: Analysis, position: types.Position) -> list[types.Compl
     line = analysis.lines.line(position.line)
     prefix = line[: analysis.lines.chars(position.line, position.character)]
     kind = types.CompletionItemKind
-    if re.search(r"tasks\.[a-z0-9_]*$", prefix):
+    if re.search(r"tasks\.[a-z0-9_]*$", prefix) or re.search(r"after:\s*\{[^}]*$", prefix):
         return [types.CompletionItem(t, kind=kind.Reference) for t in analysis.task_keys()]
     if re.search(r"with\.[A-Za-z0-9_]*$", prefix):
         task = analysis.task_at(position.line)
@@ -188,12 +188,15 @@ def completion(analysis: Analysis, position: types.Position) -> list[types.Compl
 
         return [types.CompletionItem(n, kind=kind.Function, insert_text=n.split(":", 1)[1])
                 for n in DECLARATIONS]
-    return [types.CompletionItem(k, kind=kind.Property)
-            for k in _block_keys(analysis.lines, position.line, len(prefix) - len(prefix.lstrip()))]
+    keys = _block_keys(analysis.lines, position.line, len(prefix) - len(prefix.lstrip()))
+    if keys is None:  # inside an `after:` block: its keys are task ids
+        return [types.CompletionItem(t, kind=kind.Reference) for t in analysis.task_keys()]
+    return [types.CompletionItem(k, kind=kind.Property) for k in keys]
 
 
-def _block_keys(lines: Lines, line: int, indent: int) -> tuple[str, ...]:
-    """The keys the mapping a line at `indent` sits in may hold, by its parent key."""
+def _block_keys(lines: Lines, line: int, indent: int) -> tuple[str, ...] | None:
+    """The keys the mapping a line at `indent` sits in may hold, by its parent key (None in
+    an `after:` block, whose keys are the workflow's task ids)."""
     from nika.syntax._build_envelope import ENVELOPE_KEYS
     from nika.syntax._build_tasks import TASK_FIELDS
     from nika.syntax._build_verbs import AGENT_FIELDS, EXEC_FIELDS, INFER_FIELDS, INVOKE_FIELDS
@@ -220,6 +223,8 @@ def _block_keys(lines: Lines, line: int, indent: int) -> tuple[str, ...]:
         return verbs[parent]
     if parent == "permits":
         return PERMIT_KEYS
+    if parent == "after":
+        return None
     if parent in _PERMIT_SUBKEYS and len(chain) > 1 and chain[1] == "permits":
         return _PERMIT_SUBKEYS[parent]
     if len(chain) == 2 and chain[1] == "tasks":

@@ -68,9 +68,9 @@ class NikaServer(LanguageServer):
         text, version = document.source, document.version
         path = _path_of(uri)
         checked = await asyncio.to_thread(check_workflow, text, path, lint=True)
-        current = self.workspace.get_text_document(uri)
-        if current.version != version:
-            return None  # superseded while it ran: the newer check publishes
+        current = self.workspace.text_documents.get(uri)
+        if current is None or current.version != version:
+            return None  # closed or superseded while it ran: the newer check publishes
         analysis = features.Analysis(uri, version, text, Lines.of(text), checked)
         self.analyses[uri] = analysis
         return analysis
