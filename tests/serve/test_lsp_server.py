@@ -4,6 +4,9 @@ document is opened and fixed, hover, definition, completion, code actions applie
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,8 +14,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
+from pygls.lsp.client import LanguageClient
 from tests.check.test_projection import SHAPE, oracle
-from tests.serve._lsp_session import lsp_session
+from tests.serve._lsp_session import SRC, TIMEOUT, lsp_session
 
 from nika.check import check
 from nika.check.projection import inspect_source
@@ -214,3 +218,34 @@ def test_utf16_columns_round_trip(line: str, column: int) -> None:
     units = lines.utf16(0, column)
     assert units == len(line[:column].encode("utf-16-le")) // 2
     assert lines.chars(0, units) == min(column, len(line))
+
+
+async def test_a_burst_of_edits_ends_on_the_last_versions_diagnostics(tmp_path: Path) -> None:
+    uri = (tmp_path / "w.nika.yaml").as_uri()
+    async with lsp_session(tmp_path) as session:
+        session.open(uri, FIXED)
+        assert await session.diagnostics(uri) == []
+        for version in range(2, 7):  # typing: broken, fixed, broken, fixed, broken
+            session.change(uri, BROKEN if version % 2 == 0 else FIXED, version)
+        while True:
+            params = await asyncio.wait_for(session.queue(uri).get(), 60)
+            if params.version == 6:
+                break
+            assert params.version is not None and params.version < 6
+        assert [d.code for d in params.diagnostics] == ["NIKA-DAG-002"]
+        assert session.queue(uri).empty()
+
+
+async def test_positions_are_utf16_whatever_the_client_prefers(tmp_path: Path) -> None:
+    client = LanguageClient("nika-tests", "1")
+    await client.start_io(sys.executable, "-m", "nika.cli", "lsp", cwd=str(tmp_path),
+                          env={**os.environ, "PYTHONPATH": str(SRC)})
+    try:
+        result = await asyncio.wait_for(client.initialize_async(types.InitializeParams(
+            capabilities=types.ClientCapabilities(general=types.GeneralClientCapabilities(
+                position_encodings=[types.PositionEncodingKind.Utf8])))), TIMEOUT)
+        assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf16
+        await asyncio.wait_for(client.shutdown_async(None), TIMEOUT)
+        client.exit(None)
+    finally:
+        await asyncio.wait_for(client.stop(), TIMEOUT)
