@@ -182,7 +182,8 @@ async def test_the_semantic_document_for_a_valid_and_an_invalid_file(tmp_path: P
             "nika": {"semanticDocument": {"semantic_document_format": 1}}}
         session.open(good.as_uri(), SHAPE)
         session.open(bad.as_uri(), BROKEN)
-        session.open(broken.as_uri(), "nika: [unclosed\n")
+        session.open(broken.as_uri(), "nika: broken\ntasks:\n  first:\n    infer: [unclosed\n"
+                                      "  second: {}\n")
         documents: dict[str, Any] = {}
         for path in (good, bad, broken):
             name = path.name.split(".")[0]
@@ -194,7 +195,10 @@ async def test_the_semantic_document_for_a_valid_and_an_invalid_file(tmp_path: P
         assert "reason" not in documents["good"]
         assert documents["bad"]["reason"] == "findings" and documents["bad"]["graph"] is None
         assert set(documents["bad"]["spans"]) == {"a"}
-        assert documents["broken"]["reason"] == "parse" and documents["broken"]["spans"] == {}
+        assert documents["broken"]["reason"] == "parse" and documents["broken"]["graph"] is None
+        assert documents["broken"]["spans"] == {  # recovered by a line scan
+            "first": {"start": {"line": 2, "character": 2}, "end": {"line": 2, "character": 7}},
+            "second": {"start": {"line": 4, "character": 2}, "end": {"line": 4, "character": 8}}}
 
 
 async def test_the_semantic_document_is_offered_only_when_negotiated(tmp_path: Path) -> None:

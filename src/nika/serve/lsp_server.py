@@ -166,7 +166,7 @@ def build_server() -> NikaServer:
         analysis = await ls.latest(uri) if uri else None
         if analysis is None:
             raise JsonRpcInvalidRequest(f"no open document {str(uri)[:200]!r}")
-        return wrap(project(analysis.checked))
+        return wrap(project(analysis.checked), analysis.text)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: NikaServer, *_: Any) -> None:
