@@ -200,3 +200,54 @@ def test_the_wire_answers_garbage_bounds_a_huge_line_and_exits_on_eof(workdir: P
         server.stdout.close()
         if not server.stdin.closed:
             server.stdin.close()
+
+
+def _running(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if marker.encode() in argv:
+                found.append(int(entry.name))
+    return found
+
+
+def test_closing_stdin_mid_run_leaves_no_child_behind(workdir: Path) -> None:
+    import time
+
+    marker = "41.25"
+    (workdir / "slow.nika.yaml").write_text(
+        f'nika: slow\npermits:\n  exec: ["sleep"]\ntasks:\n  nap:\n'
+        f'    exec: {{ command: ["sleep", "{marker}"] }}\n', encoding="utf-8")
+    server = subprocess.Popen([sys.executable, "-m", "nika.cli", "mcp", "--allow-run"],
+                              cwd=workdir, env=ENV, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        server.stdin.write(INIT)
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1
+        server.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        server.stdin.write(_rpc(2, "tools/call", {"name": "nika_run",
+                                                  "arguments": {"path": "slow.nika.yaml"}}))
+        server.stdin.flush()
+        deadline = time.monotonic() + TIMEOUT
+        while not _running(marker):
+            assert time.monotonic() < deadline, "the run never started its subprocess"
+            time.sleep(0.1)
+        server.stdin.close()
+        assert server.wait(timeout=TIMEOUT) == 0
+        deadline = time.monotonic() + 15
+        while _running(marker):
+            assert time.monotonic() < deadline, f"left behind: {_running(marker)}"
+            time.sleep(0.1)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(timeout=TIMEOUT)
+        server.stdout.close()
+        if not server.stdin.closed:
+            server.stdin.close()
