@@ -3,9 +3,9 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 NPM_PREFIX := .nika/npm
-NPM_SERVERS := @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31
+NPM_SERVERS := @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31 mermaid@12.3.0
 
-.PHONY: demo tour test install install-dev mcp-servers browser lint typecheck bench conformance clean
+.PHONY: demo tour test install install-dev mcp-servers browser shells lint typecheck bench conformance clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -23,7 +23,7 @@ $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
 
 install: $(VENV)/.installed
 
-install-dev: $(VENV)/.installed-dev mcp-servers browser
+install-dev: $(VENV)/.installed-dev mcp-servers browser shells
 
 # Real third-party MCP servers from npm, for the MCP tests (PyPI ones come with `.[dev]`).
 mcp-servers: $(NPM_PREFIX)/.installed
@@ -41,6 +41,16 @@ browser:
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
 			-o DPkg::Lock::Timeout=600 chromium chromium-driver >/dev/null; \
+	fi
+
+# zsh and fish for the `nika completion` tests (each script is loaded in its real shell), and
+# luac for the Neovim block of docs/editors.md.
+shells:
+	@if [ ! -x /usr/bin/zsh ] || [ ! -x /usr/bin/fish ] || [ ! -x /usr/bin/luac5.4 ]; then \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+			-o DPkg::Lock::Timeout=600 zsh fish lua5.4 >/dev/null; \
 	fi
 
 demo: install

@@ -270,11 +270,60 @@ def _run_decide(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
+def _add_inspect(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("inspect", help="print the workflow's graph (the canonical projection)")
+    p.add_argument("file", metavar="FILE", help="the workflow file, or - for stdin")
+    p.add_argument("--format", choices=("json", "mermaid"), default="json",
+                   help="json: the graph document (graph_format 3), canonical; mermaid: a "
+                   "flowchart of the same graph")
+    p.set_defaults(handler=_serve)
+
+
+def _add_lsp(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("lsp", help="serve diagnostics, hover, definition, completion and "
+                       "fixes to an editor (Language Server Protocol over stdio)")
+    p.set_defaults(handler=_serve)
+
+
+def _add_mcp(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("mcp", help="serve the static oracle to coding agents (MCP over stdio; "
+                       "read-only: check, inspect, explain, schema, examples)")
+    p.add_argument("--allow-run", action="store_true",
+                   help="also offer nika_run: the agent may run a workflow (checked first, "
+                   "held to the permits it declares)")
+    p.set_defaults(handler=_serve)
+
+
+def _add_schema(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("schema", help="print the workflow JSON Schema (for an editor's "
+                       "`# yaml-language-server: $schema=` line)")
+    p.set_defaults(handler=_serve)
+
+
+def _add_completion(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("completion", help="print a shell completion script: "
+                       'eval "$(nika completion bash)"')
+    p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell")
+    p.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """The editor and agent surfaces (`nika.serve.commands`), given the full parser."""
+    from nika.serve.commands import run_command
+
+    return run_command(args, build_parser())
+
+
 _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] = {
     "check": _add_check,
     "run": _add_run,
     "trace": _add_trace,
     "decide": _add_decide,
+    "inspect": _add_inspect,
+    "mcp": _add_mcp,
+    "schema": _add_schema,
+    "lsp": _add_lsp,
+    "completion": _add_completion,
 }
 
 
