@@ -104,7 +104,8 @@ def _task(
             resolver,
             task.when,
             (*at, "when"),
-            replace(body, surface=f"`when:` of task `{task.id}`", tasks=None),
+            # An unwind task may read its producer in `when:` too (spec 03 §unwind): settled.
+            replace(body, surface=f"`when:` of task `{task.id}`", tasks=producers or None),
         )
     if task.for_each is not None and isinstance(task.for_each.items, str | list):
         yield from _for_each(ctx, resolver, task, (*at, "for_each", "items"), body)
