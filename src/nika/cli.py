@@ -231,7 +231,7 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--executor",
         choices=("local", "ray"),
         default="local",
-        help="where task bodies run: this process (default) or a Ray cluster (nika[ray])",
+        help="where task bodies run: this process (default) or a Ray cluster (the ray extra)",
     )
     p.add_argument(
         "--ray-address",

@@ -37,6 +37,7 @@ from nika.agent.observe import AgentEvent
 from nika.agent.seams import ToolFailure
 from nika.check.judge import NestedJudge, PermitJudge
 from nika.errors import NikaError
+from nika.packaged import extra
 from nika.runtime.cluster.config import RayConfig
 from nika.runtime.cluster.faults import lost, translate
 from nika.runtime.cluster.sealing import Sealer
@@ -78,7 +79,8 @@ class RaySession:
             import ray
         except ImportError:
             raise NikaError(codes.CLUSTER_003, "`--executor ray` needs the Ray extra, which "
-                            "is not installed; `pip install 'nika[ray]'`") from None
+                            f"is not installed; `{extra('ray')}` (from a checkout: "
+                            "`pip install -e '.[ray]'`)") from None
         if ray.is_initialized():
             return
         try:
