@@ -80,10 +80,21 @@ def _run_check(args: argparse.Namespace) -> int:
         sys.stdout.write(json_printable(verdict.to_json(extra)) + "\n")
     else:
         name = "<stdin>" if args.file == "-" else args.file
-        sys.stdout.write(render_human(verdict, name, strict=strict))
+        if _snippets(args.format):
+            from nika.check.render import render_terminal
+
+            sys.stdout.write(render_terminal(verdict, name, source, strict=strict))
+        else:
+            sys.stdout.write(render_human(verdict, name, strict=strict))
     if strict:
         return EXIT_FINDINGS if strict_failures(verdict) else EXIT_OK
     return EXIT_OK if verdict.valid else EXIT_FINDINGS
+
+
+def _snippets(chosen: str) -> bool:
+    """`--format full` (the source line and a caret under each finding) or `short` (one
+    line a finding); `auto` is full on a terminal, short in a pipe or a file."""
+    return chosen == "full" or (chosen == "auto" and sys.stdout.isatty())
 
 
 def _add_check(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -101,6 +112,13 @@ def _add_check(sub: argparse._SubParsersAction[_Parser]) -> None:
         action="store_true",
         help="the strict authoring posture (CI gates, an agent's final check): lints and "
         "hints fail the check too (exit 1)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("auto", "full", "short"),
+        default="auto",
+        help="the human view: full shows each finding's source line with a caret and its fix, "
+        "short one line a finding (grep-friendly); auto (default) is full on a terminal",
     )
     p.add_argument(
         "--infer-permits",

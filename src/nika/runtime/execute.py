@@ -163,7 +163,7 @@ class Pipeline:
                 codes.VAR_006, task.id,
                 f"`for_each.items` evaluated to a {kind}, not an array; "
                 "fan out over a list (gate a possibly-skipped producer with "
-                "`after: {{producer: success}}` or a `when:` size check)",
+                "`after: { <producer>: success }` or a `when:` size check)",
                 kind=kind,
             )
         return items
