@@ -46,6 +46,7 @@ browser:
 demo: install
 	$(BIN)/nika check examples/demo.nika.yaml
 	$(BIN)/nika run examples/demo.nika.yaml
+	@echo "next: make tour (the agent loop, step by step), or write your own: README.md §Your first workflow"
 
 # The agent's intelligence layer, offline: routing, nudge, stall, compose, then a real run's
 # journal (text and HTML, under build/tour/).
@@ -75,8 +76,14 @@ bench: install-dev
 	$(BIN)/pip install -q --no-deps bfcl-eval==2026.3.23
 	for b in bench/*_bench.py; do $(BIN)/python $$b || exit 1; done
 
+# The scorer and its fixtures live beside the clone (SHARED), not in it: say so instead of a
+# Python traceback when they are absent.
+SHARED ?= ../shared
 conformance: install
-	$(PY) ../shared/tools/conformance_score.py --engine $(BIN)/nika --root ../shared/conformance/tests
+	@if [ ! -f $(SHARED)/tools/conformance_score.py ] || [ ! -d $(SHARED)/conformance/tests ]; then \
+		echo "make conformance: no scorer at $(SHARED)/tools/conformance_score.py or no suite at $(SHARED)/conformance/tests;" \
+		"point SHARED at the directory holding both (make conformance SHARED=/path/to/shared)"; exit 2; fi
+	$(PY) $(SHARED)/tools/conformance_score.py --engine $(BIN)/nika --root $(SHARED)/conformance/tests
 
 clean:
 	rm -rf $(VENV) $(NPM_PREFIX)

@@ -206,7 +206,7 @@ def _otel_sinks() -> tuple[SinkFactory, ...]:
 
 def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("run", help="check, then execute a workflow")
-    p.add_argument("file", metavar="FILE", help="the workflow file")
+    p.add_argument("file", metavar="FILE", help="the workflow file, or - for stdin")
     p.add_argument(
         "--var",
         action="append",

@@ -28,6 +28,7 @@ import contextlib
 import dataclasses
 import os
 import signal
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,13 +134,14 @@ def run_command(options: RunOptions, streams: Streams,
     except NikaError as exc:  # the report target itself may be what is wrong: none written
         streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         return EXIT_USAGE
+    stdin = options.file == Path("-")  # `nika run -` reads the workflow as `nika check -` does
     try:
-        source = options.file.read_bytes()
+        source = sys.stdin.buffer.read() if stdin else options.file.read_bytes()
     except OSError as exc:
         streams.err.write(f"nika run: cannot read {str(options.file)!r}: {exc.strerror or exc}\n")
         _write_report(options, refused_report([], Masker()))
         return EXIT_USAGE
-    checked = check_workflow(source, path=str(options.file))
+    checked = check_workflow(source, path=None if stdin else str(options.file))
     verdict, workflow = checked.verdict, checked.runnable  # the model the check judged
     if workflow is None:
         _print_refusal(options, streams, verdict)
@@ -208,7 +210,7 @@ def run_command(options: RunOptions, streams: Streams,
     if options.output == "json":
         if result.state == "success":
             streams.out.write(json_printable(to_json(mask(dict(result.outputs)))) + "\n")
-    elif not options.json and workflow.outputs:
+    elif not options.json and workflow.outputs and result.state != "paused":  # none yet
         streams.out.write(json_printable(to_json(mask(dict(result.outputs)))) + "\n")
     if journal.path is not None:
         torn = " · INCOMPLETE: a write failed" if journal.failed else ""

@@ -1,0 +1,63 @@
+"""The small things a first run shows (issue 35 item 6), each through the real CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HELLO = ('nika: hello\nmodel: mock/echo\ntasks:\n  greet:\n    infer: { prompt: "Say hello." }\n'
+         'outputs:\n  greeting: ${{ tasks.greet.output }}\n')
+GATE = ('nika: gate\npermits:\n  tools: ["nika:prompt"]\ntasks:\n  approve:\n'
+        '    invoke: { tool: "nika:prompt", args: { message: "Ship it?" } }\n'
+        'outputs:\n  answer: ${{ tasks.approve.output }}\n')
+
+
+def _nika(cwd: Path, *argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "nika.cli", *argv], cwd=cwd, input=stdin,
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_one_task_is_one_task_and_stdin_runs_like_check(tmp_path: Path) -> None:
+    done = _nika(tmp_path, "run", "-", stdin=HELLO)
+    assert done.returncode == 0, done.stderr
+    assert "▶ hello · 1 task\n" in done.stderr
+    assert done.stdout == '{"greeting":"mock(echo) · Say hello."}\n'
+
+
+def test_a_paused_run_prints_no_outputs_and_names_what_waits(tmp_path: Path) -> None:
+    (tmp_path / "gate.nika.yaml").write_text(GATE)
+    done = _nika(tmp_path, "run", "gate.nika.yaml")
+    assert done.returncode == 75
+    assert done.stdout == ""  # not `{}`: nothing has settled yet
+    assert "■ paused · 1 waiting for an answer (approve)" in done.stderr
+    assert "no tasks" not in done.stderr
+
+
+def test_a_var_without_a_name_says_where_the_name_goes(tmp_path: Path) -> None:
+    (tmp_path / "hello.nika.yaml").write_text(HELLO)
+    done = _nika(tmp_path, "run", "hello.nika.yaml", "--var", "=3")
+    assert done.returncode == 2
+    assert "--var '=3' is not `key=value`; write it as --var <input>=3" in done.stderr
+
+
+def test_a_hello_world_check_reads_plainly(tmp_path: Path) -> None:
+    (tmp_path / "hello.nika.yaml").write_text(HELLO)
+    done = _nika(tmp_path, "check", "hello.nika.yaml")
+    assert done.returncode == 0
+    assert "UNBOUNDED" not in done.stdout and "uncapped" not in done.stdout
+    assert "  no ceiling for greet — no max_tokens declared" in done.stdout
+    assert "  energy: not estimated — no measured Wh figure for this workflow's models" \
+        in done.stdout
+
+
+def test_trace_show_names_an_empty_env_passthrough(tmp_path: Path) -> None:
+    (tmp_path / "say.nika.yaml").write_text(
+        'nika: say\npermits:\n  exec: ["echo"]\ntasks:\n  say:\n'
+        '    exec: { command: ["echo", "hi"] }\n')
+    assert _nika(tmp_path, "run", "say.nika.yaml").returncode == 0
+    [journal] = (tmp_path / ".nika" / "traces").glob("*.ndjson")
+    shown = _nika(tmp_path, "trace", "show", str(journal))
+    assert shown.returncode == 0, shown.stderr
+    assert "permit allow env (no declared passthrough)" in shown.stdout
+    assert "permit allow env \n" not in shown.stdout
