@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +63,38 @@ def test_trace_show_names_an_empty_env_passthrough(tmp_path: Path) -> None:
     assert shown.returncode == 0, shown.stderr
     assert "permit allow env (no declared passthrough)" in shown.stdout
     assert "permit allow env \n" not in shown.stdout
+
+
+def test_a_pure_builtin_needs_no_tools_grant_under_any_permits_block(tmp_path: Path) -> None:
+    # Spec 01 §permits (01:619-624): a pure-compute builtin requires NO `tools` grant, under
+    # any form of the block; an effectful one still does.
+    for permits in ("", "permits:\n  exec: false\n"):
+        (tmp_path / "pure.nika.yaml").write_text(
+            f"nika: pure\n{permits}tasks:\n  h:\n"
+            '    invoke: { tool: "nika:hash", args: { content: "hi", algo: sha256 } }\n'
+            "outputs:\n  h: ${{ tasks.h.output }}\n")
+        checked = _nika(tmp_path, "check", "--json", "pure.nika.yaml")
+        verdict = json.loads(checked.stdout)
+        assert verdict["valid"] is True and verdict["hints"] == [], verdict
+        ran = _nika(tmp_path, "run", "pure.nika.yaml", "--output", "json")
+        assert ran.returncode == 0, ran.stderr
+        assert json.loads(ran.stdout)["h"] == hashlib.sha256(b"hi").hexdigest()
+    (tmp_path / "reads.nika.yaml").write_text(
+        'nika: reads\npermits:\n  fs: { read: ["*.txt"] }\ntasks:\n  r:\n'
+        '    invoke: { tool: "nika:read", args: { path: "a.txt" } }\n')
+    refused = json.loads(_nika(tmp_path, "check", "--json", "reads.nika.yaml").stdout)
+    assert refused["valid"] is False
+
+
+def test_an_input_that_may_bind_null_gets_a_hint(tmp_path: Path) -> None:
+    (tmp_path / "hi.nika.yaml").write_text(
+        "nika: hi\nmodel: mock/echo\ninputs:\n  name: { type: string }\n"
+        "  nick: { type: { union: [string, null] } }\n  who: { type: string, default: x }\n"
+        '  must: { type: string, required: true }\ntasks:\n  greet:\n'
+        '    infer: { prompt: "Hi ${{ inputs.name }} ${{ inputs.nick }} ${{ inputs.who }} '
+        '${{ inputs.must }}" }\n')
+    done = _nika(tmp_path, "check", "--json", "hi.nika.yaml")
+    verdict = json.loads(done.stdout)
+    assert done.returncode == 0 and verdict["valid"] is True
+    assert [(h["code"], h["line"]) for h in verdict["hints"]] == [("NIKA-INPUT-004", 4)]
+    assert "`--var name=…` binds it to null" in verdict["hints"][0]["detail"]
