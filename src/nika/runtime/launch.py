@@ -164,7 +164,8 @@ def run_command(options: RunOptions, streams: Streams,
         return EXIT_USAGE
     try:
         secrets = resolve_secrets(workflow.secrets, environ=env, base_dir=options.file.parent)
-        preflight.credentials(workflow, options.model or workflow.model, env, secrets)
+        if options.executor == "local" and placement is None:  # a Ray worker has its own env
+            preflight.credentials(workflow, options.model or workflow.model, env, secrets)
     except NikaError as exc:
         streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         _write_report(options, refused_report([exc], Masker()))
