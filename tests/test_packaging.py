@@ -8,6 +8,7 @@ it is marked `index`, so `pytest -m "not index"` leaves it out offline.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -59,15 +60,14 @@ def test_a_fresh_venv_installs_the_wheel_and_runs_nika(dist: Path, tmp_path: Pat
     installed = _sh(env_dir / "bin" / "pip", "install", "-q", wheel, cwd=tmp_path)
     assert installed.returncode == 0, installed.stderr[-2000:]
     nika = env_dir / "bin" / "nika"
-    flow = tmp_path / "hello.nika.yaml"
-    flow.write_text('nika: hello\nmodel: mock/echo\ntasks:\n  greet:\n'
-                    '    infer: { prompt: "Say hello." }\n'
-                    'outputs:\n  greeting: ${{ tasks.greet.output }}\n')
-    checked = _sh(nika, "check", flow.name, cwd=tmp_path)
+    made = _sh(nika, "new", "--from", "hello", "hello.nika.yaml", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr  # the template is the wheel's package data
+    checked = _sh(nika, "check", "hello.nika.yaml", cwd=tmp_path)
     assert checked.returncode == 0 and "ok hello.nika.yaml" in checked.stdout, checked.stderr
-    ran = _sh(nika, "run", flow.name, "--output", "json", cwd=tmp_path)
+    ran = _sh(nika, "run", "hello.nika.yaml", "--output", "json", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
-    assert '"greeting":"mock(echo) · Say hello."' in ran.stdout
+    assert json.loads(ran.stdout) == {
+        "greeting": "mock(echo) · Say hello to world in one short sentence."}
 
 
 def test_a_missing_extra_names_the_distribution_to_install(

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from nika import __version__
-from nika._term import terminal_columns
+from nika._term import printable, terminal_columns
 
 if TYPE_CHECKING:
     from nika.runtime.launch import SinkFactory
@@ -259,6 +259,42 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.set_defaults(handler=_run_run)
 
 
+def _run_new(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nika.errors import NikaError
+    from nika.packaged import scaffold, templates
+
+    if args.template == "?":
+        known = templates()
+        width = max(map(len, known))
+        sys.stdout.write("".join(f"{n:<{width}}  {about}\n" for n, about in known.items()))
+        return EXIT_OK
+    if args.file is None:
+        print(f"nika new: name the file to write, e.g. nika new --from "
+              f"{printable(args.template)} my-workflow.nika.yaml", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        scaffold(args.template, Path(args.file))
+    except NikaError as exc:
+        print(f"nika new: {exc.code}: {printable(exc.detail)}", file=sys.stderr)
+        return EXIT_USAGE
+    shown = printable(args.file)
+    print(f"wrote {shown} from the {args.template} template; next: nika check {shown} "
+          f"&& nika run {shown} --model mock/echo, then fill each # SLOT:")
+    return EXIT_OK
+
+
+def _add_new(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("new", help="scaffold a workflow from a template (--from '?' lists them)")
+    p.add_argument("--from", dest="template", metavar="TEMPLATE", required=True,
+                   help="the template to copy (hello, agent, mcp, fanout, gate), or '?' to "
+                   "list them")
+    p.add_argument("file", metavar="FILE", nargs="?",
+                   help="the workflow to write, <name>.nika.yaml (never over an existing file)")
+    p.set_defaults(handler=_run_new)
+
+
 def _run_trace(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -360,6 +396,7 @@ _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] =
     "check": _add_check,
     "run": _add_run,
     "trace": _add_trace,
+    "new": _add_new,
 }
 
 
