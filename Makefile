@@ -76,14 +76,15 @@ bench: install-dev
 	$(BIN)/pip install -q --no-deps bfcl-eval==2026.3.23
 	for b in bench/*_bench.py; do $(BIN)/python $$b || exit 1; done
 
-# The scorer and its fixtures live beside the clone (SHARED), not in it: say so instead of a
-# Python traceback when they are absent.
-SHARED ?= ../shared
+# The spec's static conformance fixtures, judged by our own runner (scripts/conformance.py,
+# conformance/runner-protocol.md): per-tier results, and the spec-07 claim line only when the
+# whole suite passed at a named spec commit. SUITE: a nika-spec checkout's conformance/tests.
+SUITE ?= ../shared/conformance/tests
 conformance: install
-	@if [ ! -f $(SHARED)/tools/conformance_score.py ] || [ ! -d $(SHARED)/conformance/tests ]; then \
-		echo "make conformance: no scorer at $(SHARED)/tools/conformance_score.py or no suite at $(SHARED)/conformance/tests;" \
-		"point SHARED at the directory holding both (make conformance SHARED=/path/to/shared)"; exit 2; fi
-	$(PY) $(SHARED)/tools/conformance_score.py --engine $(BIN)/nika --root $(SHARED)/conformance/tests
+	@if [ ! -d "$(SUITE)" ]; then \
+		echo "make conformance: no suite at $(SUITE); clone https://github.com/supernovae-st/nika-spec" \
+		"and run make conformance SUITE=/path/to/nika-spec/conformance/tests"; exit 2; fi
+	$(BIN)/python scripts/conformance.py $(SUITE) $(if $(SPEC_COMMIT),--spec-commit $(SPEC_COMMIT))
 
 clean:
 	rm -rf $(VENV) $(NPM_PREFIX)
