@@ -79,8 +79,8 @@ _CLOSERS: Final = {'"': '"', "'": "'", "{": "}", "[": "]"}
 
 def _named(detail: str) -> list[str]:
     """What a detail quotes (`…` or '…'), in order: the first the line holds is underlined."""
-    return [a or b for a, b in re.findall(r"`([^`\n]+)`|'([^'\n]+)'", detail)
-            if not (a or b).endswith(":")]
+    return [(a or b).removesuffix(":") for a, b in re.findall(r"`([^`\n]+)`|'([^'\n]+)'", detail)
+            if (a or b).removesuffix(":")]
 
 
 def caret_span(text: str, column: int, named: list[str] | None = None) -> tuple[int, int]:
@@ -89,10 +89,14 @@ def caret_span(text: str, column: int, named: list[str] | None = None) -> tuple[
     colon), a quoted string or a bracket pair closed on the line, else the plain value up to
     a flow separator or a comment; an opening left unclosed is marked alone."""
     start = min(max(column - 1, 0), len(text))
-    for token in named or ():
-        at = text.find(token, start)
-        if at >= 0:
-            return at, len(token)
+    tokens = list(named or ())
+    for token in tokens:  # what the finding is located on, when the detail names it
+        if text.startswith(token, start):
+            return start, len(token)
+    for token in tokens:  # else the first named word the line holds from there on
+        found = re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])").search(text, start)
+        if found:
+            return found.start(), len(token)
     rest = text[start:]
     if not rest:
         return start, 1
