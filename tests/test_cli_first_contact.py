@@ -98,3 +98,33 @@ def test_an_input_that_may_bind_null_gets_a_hint(tmp_path: Path) -> None:
     assert done.returncode == 0 and verdict["valid"] is True
     assert [(h["code"], h["line"]) for h in verdict["hints"]] == [("NIKA-INPUT-004", 4)]
     assert "`--var name=…` binds it to null" in verdict["hints"][0]["detail"]
+
+
+def test_a_refused_run_on_a_terminal_shows_the_line_and_the_caret(tmp_path: Path) -> None:
+    import os
+    import pty
+
+    (tmp_path / "typo.nika.yaml").write_text(
+        'nika: typo\nmodel: mock/echo\ntasks:\n  greet:\n    infer:\n      promt: "hi"\n')
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "nika.cli", "run", "typo.nika.yaml"],
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=follower,
+                              timeout=60, check=False)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the other end is closed and drained
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+    shown = b"".join(chunks).decode().replace("\r\n", "\n")
+    assert done.returncode == 1
+    assert "error[NIKA-PARSE-005]: unknown field `promt` in `infer:` of task `greet`\n" in shown
+    assert '6 |       promt: "hi"\n  |       ^^^^^\n' in shown
+    assert "nika run: the workflow was refused by the check; nothing ran" in shown

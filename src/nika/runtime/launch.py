@@ -40,7 +40,7 @@ from nika.agent.seams import Provider, ToolExecutor
 from nika.check import Verdict, check_workflow
 from nika.check.capability import CODE as CAPABILITY
 from nika.check.graph import derive
-from nika.check.render import render_human
+from nika.check.render import render_human, render_terminal
 from nika.errors import NikaError
 from nika.masking import Masker
 from nika.providers import resolve_provider
@@ -144,7 +144,7 @@ def run_command(options: RunOptions, streams: Streams,
     checked = check_workflow(source, path=None if stdin else str(options.file))
     verdict, workflow = checked.verdict, checked.runnable  # the model the check judged
     if workflow is None:
-        _print_refusal(options, streams, verdict)
+        _print_refusal(options, streams, verdict, source)
         _write_report(options, refused_report(verdict.errors, Masker()))
         return EXIT_FAILURE
     unserved = [h for h in verdict.hints if h.code == CAPABILITY]
@@ -285,12 +285,16 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def _print_refusal(options: RunOptions, streams: Streams, verdict: Verdict) -> None:
+def _print_refusal(options: RunOptions, streams: Streams, verdict: Verdict,
+                   source: bytes) -> None:
     if options.json:
         streams.out.write(json_printable(verdict.to_json()) + "\n")
+        return
+    if streams.err.isatty():  # a person reads it: the line, the caret, the fix
+        streams.err.write(render_terminal(verdict, str(options.file), source))
     else:
         streams.err.write(render_human(verdict, str(options.file)))
-        streams.err.write("nika run: the workflow was refused by the check; nothing ran\n")
+    streams.err.write("nika run: the workflow was refused by the check; nothing ran\n")
 
 
 def _write_report(options: RunOptions, report: Mapping[str, Any]) -> None:
