@@ -55,6 +55,12 @@ def build_body(shape: Shape, verb: Verb, raw: Any, at: KeyPath, tid: TaskId) -> 
         shape.report(codes.PARSE_019, f"`{verb}:` of task `{tid}` must be a mapping, got "
                      f"{show(raw)}; write it as {_SHORTHAND[verb](raw)}", at)
         return None
+    if verb == "exec" and isinstance(raw, list) and all(isinstance(w, str) for w in raw):
+        argv = ", ".join(show(w) for w in raw) or '"prog", "arg"'
+        shape.report(codes.PARSE_019, f"`exec:` of task `{tid}` must be a mapping, got "
+                     f"{show(raw)}; an argv list goes under `command:`: "
+                     f"`exec: {{ command: [{argv}] }}`", at)
+        return None
     if not shape.mapping(raw, at, f"`{verb}:` of task `{tid}`"):
         return None
     before = len(shape.errors)
