@@ -105,3 +105,9 @@ def test_the_caret_stays_on_the_line(text: str, column: int, named: list[str]) -
     start, width = caret_span(text, column, named)
     assert 0 <= start <= len(text) and width >= 1
     assert start + width <= max(len(text), start + 1)
+
+
+@given(st.text(alphabet="ab;` ()[]{}", max_size=30))
+def test_a_split_detail_joins_back_to_itself(detail: str) -> None:
+    message, fix = split_fix(detail)
+    assert (f"{message}; {fix}" if fix else message) == detail

@@ -69,7 +69,8 @@ def split_fix(detail: str) -> tuple[str, str]:
             depth += 1
         elif ch in ")]}":
             depth = max(0, depth - 1)
-        elif ch == ";" and depth == 0 and detail[i + 1:i + 2] == " ":
+        elif (ch == ";" and depth == 0 and detail[i + 1:i + 2] == " "
+              and detail[:i].strip() and detail[i + 2:].strip()):  # a statement and a fix
             return detail[:i], detail[i + 2:]
     return detail, ""
 
