@@ -56,6 +56,7 @@ shells:
 demo: install
 	$(BIN)/nika check examples/demo.nika.yaml
 	$(BIN)/nika run examples/demo.nika.yaml
+	@echo "next: make tour (the agent loop, step by step), or write your own: README.md §Your first workflow"
 
 # The agent's intelligence layer, offline: routing, nudge, stall, compose, then a real run's
 # journal (text and HTML, under build/tour/).
@@ -85,8 +86,15 @@ bench: install-dev
 	$(BIN)/pip install -q --no-deps bfcl-eval==2026.3.23
 	for b in bench/*_bench.py; do $(BIN)/python $$b || exit 1; done
 
+# The spec's static conformance fixtures, judged by our own runner (scripts/conformance.py,
+# conformance/runner-protocol.md): per-tier results, and the spec-07 claim line only when the
+# whole suite passed at a named spec commit. SUITE: a nika-spec checkout's conformance/tests.
+SUITE ?= ../shared/conformance/tests
 conformance: install
-	$(PY) ../shared/tools/conformance_score.py --engine $(BIN)/nika --root ../shared/conformance/tests
+	@if [ ! -d "$(SUITE)" ]; then \
+		echo "make conformance: no suite at $(SUITE); clone https://github.com/supernovae-st/nika-spec" \
+		"and run make conformance SUITE=/path/to/nika-spec/conformance/tests"; exit 2; fi
+	$(BIN)/python scripts/conformance.py $(SUITE) $(if $(SPEC_COMMIT),--spec-commit $(SPEC_COMMIT))
 
 clean:
 	rm -rf $(VENV) $(NPM_PREFIX)

@@ -6,7 +6,7 @@ The layers, bottom to top, and what each may import besides itself:
 |-----------|---------------------------------------------|---------------------------------|
 | bottom    | errors, codes, canonical, masking, backoff, | bottom                          |
 |           | analyzer, bm25, netfloor, prices, energy,   |                                 |
-|           | _gc, _term                                  |                                 |
+|           | _gc, _term, packaged                        |                                 |
 | syntax    | nika.syntax.* (incl. the provider catalog)  | bottom                          |
 | stdlib    | nika.stdlib.* (the builtins' declarations)  | bottom, syntax                  |
 | decide    | nika.decide.* (the spec-11 kernel)          | bottom, syntax                  |
@@ -24,7 +24,7 @@ The layers, bottom to top, and what each may import besides itself:
 | serve     | nika.serve.* (the language and MCP     | below run, journal, run         |
 |           | servers, `inspect`, `schema`)               |                                 |
 | cli       | nika.cli                                    | everything above                |
-| warm      | nika.warm.* (the `nika` entry: the warm     | everything above                |
+| warm      | nika.serve.* (the `nika` entry: the warm     | everything above                |
 |           | check client, its server)                   |                                 |
 | facade    | nika (the package `__init__`)               | below run, journal, run,        |
 |           |                                             | telemetry, cli                  |
@@ -60,7 +60,7 @@ SRC: Final = Path(nika.__file__).resolve().parent
 
 BOTTOM: Final = frozenset(
     {"errors", "codes", "canonical", "masking", "backoff", "analyzer", "bm25", "netfloor",
-     "prices", "energy", "_gc", "_term"}
+     "prices", "energy", "_gc", "_term", "packaged"}
 )
 
 _BELOW_RUN: Final = frozenset(

@@ -136,6 +136,7 @@ INFER_004: Final = _row("NIKA-INFER-004", "validation_error", False, "the provid
 INPUT_001: Final = _row("NIKA-INPUT-001", "validation_error", False, "a required input was not supplied at launch")  # engine addition
 INPUT_002: Final = _row("NIKA-INPUT-002", "validation_error", False, "--var names no declared input, or is not key=value")  # engine addition
 INPUT_003: Final = _row("NIKA-INPUT-003", "validation_error", False, "a supplied input does not fit its declared type")  # engine addition
+INPUT_004: Final = _row("NIKA-INPUT-004", "validation_error", False, "hint: an optional input with no default binds null, which its type does not admit")  # engine addition
 INVOKE_001: Final = _row("NIKA-INVOKE-001", "validation_error", False, "unknown tool")
 INVOKE_002: Final = _row("NIKA-INVOKE-002", "validation_error", False, "tool args failed the tool's schema")
 LOCK_001: Final = _row("NIKA-LOCK-001", "validation_error", False, "a dependency resolved that nika.lock does not pin, or a hand-edited...")

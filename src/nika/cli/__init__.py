@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from nika import __version__
+from nika._term import printable
 from nika.cli._parser import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -57,10 +58,21 @@ def _run_check(args: argparse.Namespace) -> int:
         sys.stdout.write(json_printable(verdict.to_json(extra)) + "\n")
     else:
         name = "<stdin>" if args.file == "-" else args.file
-        sys.stdout.write(render_human(verdict, name, strict=strict))
+        if _snippets(args.format):
+            from nika.check.render import render_terminal
+
+            sys.stdout.write(render_terminal(verdict, name, source, strict=strict))
+        else:
+            sys.stdout.write(render_human(verdict, name, strict=strict))
     if strict:
         return EXIT_FINDINGS if strict_failures(verdict) else EXIT_OK
     return EXIT_OK if verdict.valid else EXIT_FINDINGS
+
+
+def _snippets(chosen: str) -> bool:
+    """`--format full` (the source line and a caret under each finding) or `short` (one
+    line a finding); `auto` is full on a terminal, short in a pipe or a file."""
+    return chosen == "full" or (chosen == "auto" and sys.stdout.isatty())
 
 
 def _add_check(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -78,6 +90,13 @@ def _add_check(sub: argparse._SubParsersAction[_Parser]) -> None:
         action="store_true",
         help="the strict authoring posture (CI gates, an agent's final check): lints and "
         "hints fail the check too (exit 1)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("auto", "full", "short"),
+        default="auto",
+        help="the human view: full shows each finding's source line with a caret and its fix, "
+        "short one line a finding (grep-friendly); auto (default) is full on a terminal",
     )
     p.add_argument(
         "--infer-permits",
@@ -170,7 +189,7 @@ def _otel_sinks() -> tuple[SinkFactory, ...]:
 
 def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("run", help="check, then execute a workflow")
-    p.add_argument("file", metavar="FILE", help="the workflow file")
+    p.add_argument("file", metavar="FILE", help="the workflow file, or - for stdin")
     p.add_argument(
         "--var",
         action="append",
@@ -220,7 +239,7 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--executor",
         choices=("local", "ray"),
         default="local",
-        help="where task bodies run: this process (default) or a Ray cluster (nika[ray])",
+        help="where task bodies run: this process (default) or a Ray cluster (the ray extra)",
     )
     p.add_argument(
         "--ray-address",
@@ -228,6 +247,42 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="the Ray cluster to join (default $NIKA_RAY_ADDRESS; unset: a local instance)",
     )
     p.set_defaults(handler=_run_run)
+
+
+def _run_new(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nika.errors import NikaError
+    from nika.packaged import scaffold, templates
+
+    if args.template == "?":
+        known = templates()
+        width = max(map(len, known))
+        sys.stdout.write("".join(f"{n:<{width}}  {about}\n" for n, about in known.items()))
+        return EXIT_OK
+    if args.file is None:
+        print(f"nika new: name the file to write, e.g. nika new --from "
+              f"{printable(args.template)} my-workflow.nika.yaml", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        scaffold(args.template, Path(args.file))
+    except NikaError as exc:
+        print(f"nika new: {exc.code}: {printable(exc.detail)}", file=sys.stderr)
+        return EXIT_USAGE
+    shown = printable(args.file)
+    print(f"wrote {shown} from the {args.template} template; next: nika check {shown} "
+          f"&& nika run {shown} --model mock/echo, then fill each # SLOT:")
+    return EXIT_OK
+
+
+def _add_new(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("new", help="scaffold a workflow from a template (--from '?' lists them)")
+    p.add_argument("--from", dest="template", metavar="TEMPLATE", required=True,
+                   help="the template to copy (hello, agent, mcp, fanout, gate), or '?' to "
+                   "list them")
+    p.add_argument("file", metavar="FILE", nargs="?",
+                   help="the workflow to write, <name>.nika.yaml (never over an existing file)")
+    p.set_defaults(handler=_run_new)
 
 
 def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -324,6 +379,7 @@ _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] =
     "schema": _add_schema,
     "lsp": _add_lsp,
     "completion": _add_completion,
+    "new": _add_new,
 }
 
 
