@@ -3,9 +3,9 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 NPM_PREFIX := .nika/npm
-NPM_SERVERS := @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31
+NPM_SERVERS := @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31 mermaid@12.3.0
 
-.PHONY: demo tour test install install-dev mcp-servers browser lint typecheck bench conformance clean
+.PHONY: demo tour test install install-dev mcp-servers browser shells lint typecheck bench conformance clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -23,7 +23,7 @@ $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
 
 install: $(VENV)/.installed
 
-install-dev: $(VENV)/.installed-dev mcp-servers browser
+install-dev: $(VENV)/.installed-dev mcp-servers browser shells
 
 # Real third-party MCP servers from npm, for the MCP tests (PyPI ones come with `.[dev]`).
 mcp-servers: $(NPM_PREFIX)/.installed
@@ -43,9 +43,20 @@ browser:
 			-o DPkg::Lock::Timeout=600 chromium chromium-driver >/dev/null; \
 	fi
 
+# zsh and fish for the `nika completion` tests (each script is loaded in its real shell), and
+# luac for the Neovim block of docs/editors.md.
+shells:
+	@if [ ! -x /usr/bin/zsh ] || [ ! -x /usr/bin/fish ] || [ ! -x /usr/bin/luac5.4 ]; then \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+			-o DPkg::Lock::Timeout=600 zsh fish lua5.4 >/dev/null; \
+	fi
+
 demo: install
 	$(BIN)/nika check examples/demo.nika.yaml
 	$(BIN)/nika run examples/demo.nika.yaml
+	@echo "next: make tour (the agent loop, step by step), or write your own: README.md §Your first workflow"
 
 # The agent's intelligence layer, offline: routing, nudge, stall, compose, then a real run's
 # journal (text and HTML, under build/tour/).
@@ -75,8 +86,15 @@ bench: install-dev
 	$(BIN)/pip install -q --no-deps bfcl-eval==2026.3.23
 	for b in bench/*_bench.py; do $(BIN)/python $$b || exit 1; done
 
+# The spec's static conformance fixtures, judged by our own runner (scripts/conformance.py,
+# conformance/runner-protocol.md): per-tier results, and the spec-07 claim line only when the
+# whole suite passed at a named spec commit. SUITE: a nika-spec checkout's conformance/tests.
+SUITE ?= ../shared/conformance/tests
 conformance: install
-	$(PY) ../shared/tools/conformance_score.py --engine $(BIN)/nika --root ../shared/conformance/tests
+	@if [ ! -d "$(SUITE)" ]; then \
+		echo "make conformance: no suite at $(SUITE); clone https://github.com/supernovae-st/nika-spec" \
+		"and run make conformance SUITE=/path/to/nika-spec/conformance/tests"; exit 2; fi
+	$(BIN)/python scripts/conformance.py $(SUITE) $(if $(SPEC_COMMIT),--spec-commit $(SPEC_COMMIT))
 
 clean:
 	rm -rf $(VENV) $(NPM_PREFIX)

@@ -168,7 +168,7 @@ _ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 FLOOR = "import typing, dataclasses, re, argparse, yaml"
 
 # The `nika` entry, started from the checkout whose `src/` directory is given.
-_FROM_SRC = ("import sys; sys.path.insert(0, {src!r}); from nika.serve.client import main; "
+_FROM_SRC = ("import sys; sys.path.insert(0, {src!r}); from nika.warm.client import main; "
              "sys.exit(main())")
 
 
@@ -184,7 +184,7 @@ def warm(nika: Path, flow: Path, tmp: str) -> tuple[float, float, float]:
     run = Path(tmp) / "run"
     run.mkdir(mode=0o700)
     env = {**_ENV, "XDG_RUNTIME_DIR": str(run)}
-    server = subprocess.Popen([sys.executable, "-m", "nika.serve.server"], env=env,
+    server = subprocess.Popen([sys.executable, "-m", "nika.warm.server"], env=env,
                               stdin=subprocess.DEVNULL)
     try:
         argv = [str(nika), "check", "--server", str(flow)]

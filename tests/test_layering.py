@@ -6,7 +6,7 @@ The layers, bottom to top, and what each may import besides itself:
 |-----------|---------------------------------------------|---------------------------------|
 | bottom    | errors, codes, canonical, masking, backoff, | bottom                          |
 |           | analyzer, bm25, netfloor, prices, energy,   |                                 |
-|           | _gc, _term                                  |                                 |
+|           | _gc, _term, packaged                        |                                 |
 | syntax    | nika.syntax.* (incl. the provider catalog)  | bottom                          |
 | stdlib    | nika.stdlib.* (the builtins' declarations)  | bottom, syntax                  |
 | decide    | nika.decide.* (the spec-11 kernel)          | bottom, syntax                  |
@@ -21,15 +21,20 @@ The layers, bottom to top, and what each may import besides itself:
 | run       | nika.run.* (scheduling, verbs, Ray)         | below run, journal              |
 | view      | nika.view.* (what a person reads)           | below run, journal              |
 | telemetry | nika.telemetry.* (OpenTelemetry sink)       | below run, journal              |
-| cli       | nika.cli                                    | everything above but serve      |
-| serve     | nika.serve.* (the `nika` entry, the warm    | everything but the facade       |
-|           | check client and server, LSP, MCP)          |                                 |
+| serve     | nika.serve.* (the language and MCP     | below run, journal, run         |
+|           | servers, `inspect`, `schema`)               |                                 |
+| cli       | nika.cli                                    | everything above                |
+| warm      | nika.serve.* (the `nika` entry: the warm     | everything above                |
+|           | check client, its server)                   |                                 |
 | facade    | nika (the package `__init__`)               | below run, journal, run,        |
 |           |                                             | telemetry, cli                  |
 
 So `run → journal ← view`: the run writes the record, a view reads it, and neither imports the
-other; only `cli` and `serve` import a view (the CLI assembles a run's views and hands them to
-`run.launch`). `telemetry` is a sink over journal data like a view, wired by the CLI too.
+other; only `cli` and `warm` import a view (the CLI assembles a run's views and hands them to
+`run.launch`). `serve` sits below `cli` (the CLI dispatches `nika lsp`, `nika mcp`, `nika
+inspect` to it); `warm` is the one room above `cli`: its server answers a check with `cli.main`.
+`telemetry` is a sink over journal data like a view, wired by the CLI too.
+
 `providers` and `tools` are siblings: neither imports the other. `check` in particular never
 imports agent, providers, run or tools; it reads each builtin's argument contract from
 `stdlib`, the same declarations the executor in `tools` judges calls by. The one sanctioned
@@ -55,7 +60,7 @@ SRC: Final = Path(nika.__file__).resolve().parent
 
 BOTTOM: Final = frozenset(
     {"errors", "codes", "canonical", "masking", "backoff", "analyzer", "bm25", "netfloor",
-     "prices", "energy", "_gc", "_term"}
+     "prices", "energy", "_gc", "_term", "packaged"}
 )
 
 _BELOW_RUN: Final = frozenset(
@@ -71,13 +76,16 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     "check": frozenset({"bottom", "syntax", "stdlib", "decide", "media", "check"}),
     "agent": frozenset({"bottom", "syntax", "stdlib", "check", "agent"}),
     "providers": frozenset({"bottom", "syntax", "agent", "providers"}),
-    "tools": frozenset({"bottom", "syntax", "stdlib", "check", "agent", "media", "tools"}),
+    "tools": frozenset(
+        {"bottom", "syntax", "stdlib", "decide", "check", "agent", "media", "tools"}
+    ),
     "journal": _BELOW_RUN | {"journal"},
     "run": _BELOW_RUN | {"journal", "run"},
     "view": _BELOW_RUN | {"journal", "view"},
     "telemetry": _BELOW_RUN | {"journal", "telemetry"},
-    "cli": _BELOW_RUN | {"journal", "run", "view", "telemetry", "cli"},
-    "serve": _BELOW_RUN | {"journal", "run", "view", "telemetry", "cli", "serve"},
+    "serve": _BELOW_RUN | {"journal", "run", "serve"},
+    "cli": _BELOW_RUN | {"journal", "run", "view", "telemetry", "serve", "cli"},
+    "warm": _BELOW_RUN | {"journal", "run", "view", "telemetry", "serve", "cli", "warm"},
     "facade": _BELOW_RUN | {"journal", "run", "telemetry", "cli"},
 }
 
@@ -303,7 +311,7 @@ def test_the_run_and_its_views_meet_only_in_the_journal() -> None:
     assert "journal → run" in violations("from nika.run import launch\n", "nika.journal.resume")[0]
     assert "telemetry → run" in violations("import nika.run.runner\n", "nika.telemetry.otel")[0]
     assert violations("from nika.view.console import Console\n", "nika.cli") == []
-    assert violations("from nika.view import trace_html\n", "nika.serve.server") == []
+    assert violations("from nika.view import trace_html\n", "nika.warm.server") == []
 
 
 def test_the_kernels_sit_below_check_and_tools() -> None:

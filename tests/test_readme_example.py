@@ -1,4 +1,5 @@
-"""The README's library example runs offline and prints what its comments say."""
+"""The library example (docs/agent.md, linked from the README) runs offline and prints what its
+comments say."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent / "docs" / "agent.md"
 SECTION = "## Use the agent loop as a library"
 
 

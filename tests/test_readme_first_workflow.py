@@ -20,12 +20,13 @@ import pytest
 from nika.check import check
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+GUIDE = README.parent / "docs" / "guide.md"  # the language guide the README links to
 NIKA = Path(sys.executable).parent / "nika"
 FIRST = "## Your first workflow"
 
 
-def _section(title: str) -> str:
-    text = README.read_text(encoding="utf-8")
+def _section(title: str, page: Path = README) -> str:
+    text = page.read_text(encoding="utf-8")
     start = text.index(title)
     end = text.find("\n## ", start + len(title))
     return text[start:end if end != -1 else None]
@@ -89,7 +90,7 @@ def test_the_first_screen_workflow_checks_clean() -> None:
     ("## Permits: what a workflow may touch", "  a:\n    exec: { command: [git, status] }\n"),
 ])
 def test_the_reference_blocks_are_accepted_by_the_check(title: str, use: str) -> None:
-    [(kind, block)] = _blocks(_section(title))[:1]
+    [(kind, block)] = _blocks(_section(title, GUIDE))[:1]
     permits = ("" if "permits:" in block else
                'permits:\n  net: { http: ["api.example.com"] }\n  tools: ["nika:fetch"]\n')
     verdict = check(f"nika: readme\n{block}{permits}tasks:\n{use}")

@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,10 +76,6 @@ class Case:
 
 
 CASES: Final[Mapping[str, Case]] = {
-    "12-failure-routing.nika.yaml": Case(refused="NIKA-VAR-021"),
-    "14-decide-publish.nika.yaml": Case(unserved="nika:decide"),
-    "csv-chart-report.nika.yaml": Case(unserved="nika:chart"),
-    "image-fx-batch.nika.yaml": Case(unserved="nika:image_fx"),
     "og-images.nika.yaml": Case(unserved="nika:image_generate"),
     "competitor-radar.nika.yaml": Case(remote=("map", "NIKA-BUILTIN-FETCH-001")),
     "ceo-monday-brief.nika.yaml": Case(answers=("approve=yes",)),
@@ -199,3 +196,29 @@ def test_each_example_runs_or_is_refused_with_the_runs_code(
     assert all(t["status"] in ("success", "skipped", "cancelled") for t in ran["tasks"].values())
     if case.served:
         assert len(request.getfixturevalue("server").requests) == len(case.served)
+
+
+@pytest.mark.parametrize("drill", ["false", "true"])
+def test_example_12s_cleanup_reads_its_producer_in_when_through_the_cli(
+    drill: str, workdir: Path,
+) -> None:
+    # issue 35: the unwind task's `when:` reads `tasks.deploy.status` (03 §unwind); the real
+    # command checks it valid, and the drill's failure arm and cleanup both run.
+    flow = workdir / "examples" / "12-failure-routing.nika.yaml"
+    cli = [sys.executable, "-m", "nika.cli"]
+    checked = subprocess.run([*cli, "check", "--json", str(flow)], capture_output=True,
+                             text=True, timeout=60, check=False)
+    assert checked.returncode == 0 and json.loads(checked.stdout)["valid"] is True
+    report = workdir / "report.json"
+    ran = subprocess.run([*cli, "run", str(flow), "--report", str(report), "--var",
+                          f"drill={drill}"], capture_output=True, text=True, timeout=60,
+                         check=False)
+    tasks = json.loads(report.read_text())["tasks"]
+    if drill == "false":
+        assert ran.returncode == 0, ran.stderr
+        assert tasks["release_lock"]["status"] == "skipped"
+        assert (workdir / "out" / "release-note.md").exists()
+    else:
+        assert ran.returncode == 1 and tasks["deploy"]["status"] == "failure"
+        assert tasks["release_lock"]["status"] == "success"
+        assert (workdir / "out" / "incident.md").exists()

@@ -12,17 +12,20 @@ from nika.check import check
 from nika.check.render import render_human
 from nika.cli import main
 
-CHART = (
-    'nika: c\npermits: { tools: ["nika:chart"], fs: { write: ["out/**"] } }\ntasks:\n'
-    "  draw:\n    invoke: { tool: nika:chart, args: { data: [], out: out/c.svg } }\n"
+UNSERVED_CALL = (
+    'nika: c\npermits: { tools: ["nika:image_generate"], fs: { write: ["out/**"] } }\n'
+    "tasks:\n  draw:\n    invoke: { tool: nika:image_generate, args: { prompt: p, "
+    "output_dir: out } }\n"
 )
 
 
 @pytest.mark.parametrize(
     ("call", "warned"),
     [
-        ("{ tool: nika:chart, args: { data: [], out: out/c.svg } }", True),
-        ("{ tool: nika:image_fx, args: { input: a.png, out: out/b.png, ops: [grayscale] } }", True),
+        ("{ tool: nika:chart, args: { data: [{ k: a, v: 1 }], out: out/c.svg, "
+         "chart: { type: bar, x: k, y: v } } }", False),
+        ("{ tool: nika:image_fx, args: { input: a.png, out: out/b.png, ops: [grayscale: {}] } }",
+         False),
         ("{ tool: nika:tts_generate, args: { provider: openai, text: t, output_dir: out } }", True),
         ("{ tool: nika:tts_generate, args: { model: tts-1, text: t, output_dir: out } }", True),
         ("{ tool: nika:tts_generate, args: { provider: mock, text: t, output_dir: out } }", False),
@@ -42,7 +45,7 @@ def test_an_unserved_call_keeps_the_verdict_valid_and_warns(call: str, warned: b
 
 
 def test_the_human_verdict_labels_it_and_the_json_carries_it_under_hints() -> None:
-    verdict = check(CHART)
+    verdict = check(UNSERVED_CALL)
     human = render_human(verdict, "c.nika.yaml")
     assert human.startswith("ok c.nika.yaml")
     assert "warning (engine capability) c.nika.yaml:5:" in human and "NIKA-IMPL-002" in human
@@ -56,11 +59,11 @@ def test_run_refuses_it_before_any_task_starts(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     flow = tmp_path / "c.nika.yaml"
-    flow.write_text(CHART)
+    flow.write_text(UNSERVED_CALL)
     report = tmp_path / "report.json"
     assert main(["run", str(flow), "--report", str(report)]) == 1
     err = capsys.readouterr().err
-    assert "NIKA-IMPL-002" in err and "nika:chart" in err
+    assert "NIKA-IMPL-002" in err and "nika:image_generate" in err
     data = json.loads(report.read_text())
     assert [r["code"] for r in data["refused"]] == ["NIKA-IMPL-002"] and data["tasks"] == {}
     assert not (tmp_path / ".nika").exists()  # no event, no journal: nothing started

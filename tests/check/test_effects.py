@@ -70,7 +70,7 @@ def test_path_args_by_shape_default_nesting_and_lists() -> None:
         "  g:\n    invoke: { tool: nika:grep, args: { pattern: TODO } }\n"  # path's default
         "  c:\n    invoke: { tool: nika:chart, args: { data: { path: rows.csv }, out: c.svg } }\n"
         "  x:\n    invoke: { tool: nika:image_fx, args: { input: a.png, out: b.png,"
-        " ops: [{ blur: 1 }] } }\n"
+        " ops: [{ grayscale: {} }] } }\n"
         "  f:\n    invoke: { tool: nika:fetch, args: { url: 'https://h.io', method: POST,"
         " multipart: [{ name: f, path: up.bin }] } }\n"
     )

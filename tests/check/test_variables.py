@@ -230,20 +230,38 @@ def test_unwind_task_reads_only_its_producer() -> None:
     assert "may still be running" in err.detail
 
 
-def test_an_unwind_tasks_when_reads_no_task_not_even_its_producer() -> None:
-    # issue 14 (spec example 12): `when:` is outside the boundary even on a cleanup task;
-    # the run never binds `tasks` there, so check refuses it first, with the hoist.
+def test_an_unwind_tasks_when_reads_its_producer_and_only_it() -> None:
+    # issue 35 (spec example 12): 03 §unwind and 04 §the reference boundary let a cleanup task
+    # read the producer it unwinds anywhere in the task, `when:` included; a sibling stays out.
+    source = """
+        nika: t
+        tasks:
+          slow: { exec: { command: ["./slow"] } }
+          fast: { exec: { command: ["./fast"] } }
+          cleanup:
+            after: { fast: unwind }
+            when: ${{ tasks.READ.FIELD != null }}
+            exec: { command: ["echo", "${{ tasks.fast.status }}"] }
+        """
+    for field in ("status", "error", "output"):
+        assert _codes(source.replace("READ", "fast").replace("FIELD", field)) == []
+    err = _one(source.replace("READ", "slow").replace("FIELD", "status"), "NIKA-VAR-021")
+    assert "`when:` of task `cleanup`" in err.detail and "may still be running" in err.detail
+
+
+def test_an_ordinary_tasks_when_reads_no_task() -> None:
+    # Off an unwind edge `when:` stays outside the boundary: the hoist into `with:` is the fix.
     source = """
         nika: t
         tasks:
           fast: { exec: { command: ["./fast"] } }
-          cleanup:
-            after: { fast: unwind }
+          next:
+            after: { fast: terminal }
             when: ${{ tasks.fast.status != "success" }}
-            exec: { command: ["echo", "${{ tasks.fast.status }}"] }
+            exec: { command: ["echo", "x"] }
         """
     err = _one(source, "NIKA-VAR-021")
-    assert "`when:` of task `cleanup`" in err.detail and "hoist it into `with:`" in err.detail
+    assert "`when:` of task `next`" in err.detail and "hoist it into `with:`" in err.detail
 
 
 def test_workflow_outputs_read_settled_tasks() -> None:

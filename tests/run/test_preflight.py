@@ -4,6 +4,9 @@ message, and nothing runs (no side effect, no journal)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,3 +115,56 @@ def test_good_arguments_run_and_write_the_report(
                  "--model", "mock/echo", "--mcp-config", "ok.json"])
     assert code == 0 and (tmp_path / "ran.marker").exists()
     assert json.loads((tmp_path / "out" / "r.json").read_text())["workflow_state"] == "success"
+
+
+KEYED = """\
+nika: keyed
+permits: { exec: ["touch"] }
+tasks:
+  mark:
+    exec: { command: ["touch", "ran.marker"] }
+  a:
+    infer: { prompt: "x", model: openai/gpt-4o }
+  b:
+    agent: { prompt: "y", model: anthropic/claude-sonnet-4, tools: ["nika:done"] }
+  c:
+    infer: { prompt: "z", model: openai/gpt-4o-mini }
+  d:
+    infer: { prompt: "w" }
+"""
+
+
+def _run_keyed(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items()
+             if not k.endswith("_API_KEY") and not k.endswith("_BASE_URL")}
+    _flow(tmp_path, KEYED)
+    return subprocess.run(
+        [sys.executable, "-m", "nika.cli", "run", "flow.nika.yaml", "--model", "mock/echo",
+         "--report", "r.json"], cwd=tmp_path, env={**clean, **env}, capture_output=True,
+        text=True, timeout=120, check=False)
+
+
+def test_every_provider_without_its_key_is_named_once_before_any_task(tmp_path: Path) -> None:
+    # issue 35: a missing key fails the run before a task starts (and spends), listing every
+    # provider it would call; `nika check` stays silent about the environment.
+    done = _run_keyed(tmp_path)
+    assert done.returncode == 1
+    assert not (tmp_path / "ran.marker").exists() and not (tmp_path / ".nika").exists()
+    [refusal] = json.loads((tmp_path / "r.json").read_text())["refused"]
+    assert refusal["code"] == "NIKA-PROVIDER-002"
+    assert refusal["details"] == {"providers": {"anthropic": ["b"], "openai": ["a", "c"]}}
+    assert "ANTHROPIC_API_KEY" in refusal["detail"] and "OPENAI_API_KEY" in refusal["detail"]
+    assert done.stderr.count("NIKA-PROVIDER-002") == 1
+    checked = subprocess.run([sys.executable, "-m", "nika.cli", "check", "--json",
+                              "flow.nika.yaml"], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=60, check=False)
+    assert json.loads(checked.stdout)["valid"] is True
+    assert "PROVIDER-002" not in checked.stdout
+
+
+def test_a_key_or_a_keyless_endpoint_lets_the_run_start(tmp_path: Path) -> None:
+    done = _run_keyed(tmp_path, ANTHROPIC_API_KEY="sk-test",
+                      NIKA_ANTHROPIC_BASE_URL="http://127.0.0.1:9",
+                      NIKA_OPENAI_BASE_URL="http://127.0.0.1:9")
+    assert (tmp_path / "ran.marker").exists(), done.stderr
+    assert "refused" not in json.loads((tmp_path / "r.json").read_text())

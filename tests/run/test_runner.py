@@ -146,3 +146,16 @@ def test_an_unwind_body_reads_its_producer_directly_as_check_admits() -> None:
             "    exec: { command: [\"echo\", \"${{ tasks.work.status }} then cleaned\"] }\n")
     result, _ = run(text)
     assert result.records["cleanup"].output == "failure then cleaned"
+
+
+def test_an_unwind_tasks_when_reads_its_producer() -> None:
+    # 03 §unwind: the cleanup's `when:` sees its settled producer (spec example 12's gate).
+    text = (f"nika: u\n{EXEC}tasks:\n  work:\n    exec: {{ command: [\"OUTCOME\"] }}\n"
+            "  cleanup:\n    after: { work: unwind }\n"
+            "    when: ${{ tasks.work.status != \"success\" }}\n"
+            "    exec: { command: [\"echo\", \"${{ tasks.work.status }} then cleaned\"] }\n")
+    failed, _ = run(text.replace("OUTCOME", "false"))
+    assert failed.records["cleanup"].output == "failure then cleaned"
+    passed, _ = run(text.replace("OUTCOME", "true"))
+    assert passed.records["cleanup"].status == "skipped"
+    assert passed.state == "success"

@@ -87,7 +87,7 @@ REFUSALS: list[tuple[str, str | bytes, str, int, int, str]] = [
     ("non-nfc-singleton", "nika: a\nk: \u212b\n", "NIKA-YAML-011", 2, 4, "U+212B"),
     ("invalid-utf8", b"nika: a\nk: caf\xc3\n", "NIKA-YAML-011", 2, 7, "C3"),
     ("lone-surrogate", "nika: a\nk: x\ud800\n", "NIKA-YAML-011", 2, 5, "U+D800"),
-    ("syntax-unclosed-flow", "nika: a\nk: [1, 2\n", "NIKA-PARSE-001", 3, 1, "line 3"),
+    ("syntax-unclosed-flow", "nika: a\nk: [1, 2\n", "NIKA-PARSE-001", 2, 4, "line 3"),  # at the `[`
     ("syntax-bad-indent", "nika: a\n  k: 1\n", "NIKA-PARSE-001", 2, 4, "line 2"),
     ("syntax-tab-indent", "nika: a\nk:\n\t- 1\n", "NIKA-PARSE-001", 3, 1, "tabs"),
     ("control-char", "nika: a\nk: \x07\n", "NIKA-PARSE-001", 2, 4, "U+0007"),

@@ -327,3 +327,35 @@ def test_bad_input_never_raises() -> None:
     for src in ["nika: [x]", "nika: x\ntasks: { a: 5 }", "nika: x\ntasks: { a: { infer: 5 } }"]:
         wf, errors = build(src)
         assert errors, src
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ('exec: "echo hi"', '`exec: { command: ["echo", "hi"] }` (argv, no shell) or '
+                        "`exec: { shell: 'echo hi' }`"),
+    ('exec: ["echo", "hi"]', "an argv list goes under `command:`: "
+                             "`exec: { command: ['echo', 'hi'] }`"),
+    ('infer: "Say hi."', "`infer: { prompt: 'Say hi.' }`"),
+    ('invoke: "nika:log"', "`invoke: { tool: 'nika:log', args: { … } }`"),
+])
+def test_a_verb_given_a_bare_value_says_which_mapping_to_write(body: str, says: str) -> None:
+    # issue 35: `exec: "echo hi"` is one finding that shows the mapping, not just "a mapping"
+    _, errors = build(f"nika: x\ntasks:\n  a:\n    {body}\n")
+    [error] = errors
+    assert error.code == "NIKA-PARSE-019" and says in error.detail, error.detail
+
+
+@pytest.mark.parametrize(("src", "meant"), [
+    ("nika: x\ntasks:\n  a:\n    infer: { promt: hi }\n", "prompt"),
+    ("nika: x\ntasks:\n  a:\n    infr: { prompt: hi }\n", "infer"),
+    ("nika: x\ntaks:\n  a:\n    infer: { prompt: hi }\n", "tasks"),
+    ("nika: x\ntasks:\n  a:\n    exec: { comand: [ls] }\n", "command"),
+])
+def test_a_misspelt_field_is_one_finding_that_names_the_field(src: str, meant: str) -> None:
+    _, errors = build(src)
+    [error] = errors
+    assert error.code == "NIKA-PARSE-005" and f"did you mean `{meant}`?" in error.detail
+
+
+def test_an_unrelated_unknown_field_still_leaves_the_missing_one_reported() -> None:
+    _, errors = build("nika: x\ntasks:\n  a:\n    infer: { zzz: hi }\n")
+    assert sorted(e.code for e in errors) == ["NIKA-PARSE-005", "NIKA-PARSE-018"]

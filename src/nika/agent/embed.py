@@ -1,4 +1,4 @@
-"""The router's semantic leg over sentence-transformers (the `nika[embed]` extra).
+"""The router's semantic leg over sentence-transformers (the `nika-engine[embed]` extra).
 
 `SentenceTransformerEmbedder` is an `Embedder` (`nika.agent.seams`) for `AgentConfig.embedder`:
 
@@ -30,6 +30,7 @@ import yaml
 
 from nika import codes
 from nika.errors import NikaError
+from nika.packaged import extra
 
 _CODE = codes.AGENT_007
 _NON_LATIN: Final = re.compile(r"[^\W\d_\u0000-\u024f]")
@@ -79,7 +80,7 @@ class SentenceTransformerEmbedder:
             raise NikaError(
                 _CODE,
                 f"sentence-transformers is not installed ({exc}): install the extra with "
-                "pip install 'nika[embed]'",
+                f"{extra('embed')}",
             ) from exc
         self._model: Any = SentenceTransformer(str(path), device=device, local_files_only=True)
         self._batch_size = batch_size

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from nika.check.lint import Lint
+    from nika.syntax.loader import Document
     from nika.syntax.model import Workflow
 
 RUNGS: Final[tuple[str, ...]] = (
@@ -62,6 +63,8 @@ class Checked:
 
     verdict: Verdict
     workflow: Workflow | None = None
+    document: Document | None = None
+    """The loaded document (positions for every node), None when the source did not load."""
 
     @property
     def runnable(self) -> Workflow | None:
@@ -131,7 +134,7 @@ def _check(
     workflow, shape_errors = build_workflow(doc)
     if workflow is None or shape_errors:
         # Rungs read a well-formed model; judging a broken one only multiplies noise.
-        return Checked(refused(shape_errors, lints=() if lint else None))
+        return Checked(refused(shape_errors, lints=() if lint else None), document=doc)
     file = path if path not in (None, "-") else None
     home = (os.path.dirname(file) or ".") if file is not None else os.getcwd()
     ctx = CheckContext(
@@ -142,7 +145,7 @@ def _check(
         read_side_files=read_side_files,
     )
     verdict = _climb(ctx)
-    return Checked(_with_lints(verdict, ctx) if lint else verdict, workflow)
+    return Checked(_with_lints(verdict, ctx) if lint else verdict, workflow, doc)
 
 
 def _with_lints(verdict: Verdict, ctx: CheckContext) -> Verdict:

@@ -31,7 +31,7 @@ def certificate_lines(cert: Mapping[str, Any]) -> list[str]:
             f"{label} {_bounded(key, totals.get(key, {}), rows)}" for key, label in _TOTALS
         )
     )
-    lines.extend(f"  UNBOUNDED {u['task']} — {u['why']}" for u in cert.get("unbounded", []))
+    lines.extend(f"  no ceiling for {u['task']} — {u['why']}" for u in cert.get("unbounded", []))
     lines.extend(
         f"  unpriced {u['task']} ({u['model']}) — {u['why']}" for u in cert.get("unpriced", [])
     )
@@ -64,6 +64,8 @@ def energy_lines(energy: Mapping[str, Any]) -> list[str]:
     counts, rows = energy.get("counts", {}), energy.get("tasks", [])
     if not counts.get("total"):
         return []
+    if not rows:  # nothing to add up: say so plainly, never 0 Wh
+        return ["  energy: not estimated — no measured Wh figure for this workflow's models"]
     parts = [f"{len(rows)} of {counts['total']} model tasks measured"]
     parts += [f"{counts[k]} {noun}" for k, noun in (("uncapped", "uncapped"),
                                                    ("unpriced", "unpriced"),

@@ -60,10 +60,15 @@ def _invoke(
         )
         return
     args_at = (*task.path, "invoke", "args")
-    for refusal in DECLARATIONS[tool].refusals(args, static=True):
+    refusals = DECLARATIONS[tool].refusals(args, static=True)
+    for refusal in refusals:
         where = (*args_at, refusal.arg) if refusal.arg is not None and refusal.arg in args \
             else args_at
         yield ctx.error(refusal.code, f"task `{task.id}` · `{tool}`: {refusal.detail}", where)
+    if tool == "nika:decide" and not refusals:  # a literal bundle's own laws (spec 11)
+        from nika.check.decisions import findings
+
+        yield from findings(ctx, task, args)
 
 
 def _whitelist(ctx: CheckContext, task: Task, tools: tuple[str, ...]) -> Iterator[NikaError]:

@@ -21,9 +21,6 @@ from nika.syntax.model import AgentBody, InvokeBody
 CODE: Final = codes.IMPL_002
 
 UNSERVED: Final[Mapping[str, str]] = {
-    "nika:chart": "no chart renderer is wired",
-    "nika:decide": "the decision kernel (spec 11) is not wired; apply the rubric with nika:jq",
-    "nika:image_fx": "no image-effects plane is wired",
     "nika:image_generate": "no image plane is wired",
 }
 """Builtins of the closed stdlib set this engine does not implement, and what is missing."""

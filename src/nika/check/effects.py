@@ -17,6 +17,7 @@ passthrough is never inferred (01 §permits: a subprocess's env reads are opaque
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -47,6 +48,10 @@ BUILTIN_EFFECTS: Final[Mapping[str, tuple[str, ...]]] = {
 """The builtins whose catalog class is `external` and the categories they carry
 (canon/builtins.yaml). Every other `nika:` builtin is pure compute: no grant needed."""
 
+PURE_READERS: Final = frozenset({"nika:decide"})
+"""Pure-compute builtins (no `permits.tools` grant) whose path arg is still a declared
+`fs.read`: `nika:decide`'s `bundle:` file (an inline bundle reads nothing)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Effect:
@@ -75,6 +80,16 @@ def needs_grant(tool: str) -> bool:
     return not tool.startswith("nika:") or tool in BUILTIN_EFFECTS
 
 
+_CONST: Final = re.compile(r"^\s*\$\{\{\s*const\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}\s*$")
+
+
+def const_value(value: Any, const: Mapping[str, Any]) -> Any:
+    """The constant a whole `${{ const.X }}` island names (None when `value` is not one, or
+    names no constant)."""
+    match = _CONST.match(value) if isinstance(value, str) else None
+    return const.get(match.group(1)) if match is not None else None
+
+
 def is_dynamic(value: Any) -> bool:
     """True when `value` is not a plain literal string (a template, or not a string)."""
     return not isinstance(value, str) or "${{" in value
@@ -95,21 +110,24 @@ def infer_effects(workflow: Workflow) -> tuple[Effect, ...]:
     """Every effect the body requires, deduplicated, in deterministic order
     (by task declaration order, then kind, then target)."""
     out: list[Effect] = []
+    const = {name: decl.value for name, decl in workflow.const.items()}
     for task in workflow.tasks.values():
-        mine = sorted(set(task_effects(task)), key=lambda e: (EFFECT_KINDS.index(e.kind), e.target))
+        found = set(task_effects(task, const))
+        mine = sorted(found, key=lambda e: (EFFECT_KINDS.index(e.kind), e.target))
         out.extend(mine)
     return tuple(out)
 
 
-def task_effects(task: Task) -> Iterator[Effect]:
-    """The effects one task requires, from its verb and its literal arguments."""
+def task_effects(task: Task, const: Mapping[str, Any] | None = None) -> Iterator[Effect]:
+    """The effects one task requires, from its verb and its literal arguments (`const`: the
+    workflow's constants, which a pure reader's `${{ const.X }}` path arg names)."""
     body = task.body
     base: KeyPath = (*task.path, task.verb)
     if isinstance(body, ExecBody):
         yield _exec_effect(task, body, base)
     elif isinstance(body, InvokeBody) and body.tool is not None:
         yield Effect("tool", body.tool, task.id, site=(*base, "tool"))
-        yield from _builtin_effects(task, body.tool, body.args, (*base, "args"))
+        yield from _builtin_effects(task, body.tool, body.args, (*base, "args"), const or {})
     elif isinstance(body, AgentBody):
         for i, entry in enumerate(body.tools):
             yield Effect("tool", entry, task.id, site=(*base, "tools", i))
@@ -128,18 +146,18 @@ def _exec_effect(task: Task, body: ExecBody, base: KeyPath) -> Effect:
 
 
 def _builtin_effects(
-    task: Task, tool: str, args: Mapping[str, Any], at: KeyPath
+    task: Task, tool: str, args: Mapping[str, Any], at: KeyPath, const: Mapping[str, Any]
 ) -> Iterator[Effect]:
     if tool == "nika:fetch":
         yield from _urls(task, args.get("url"), (*at, "url"))
     elif tool == "nika:notify":
         yield from _urls(task, args.get("target"), (*at, "target"))
-    if tool in BUILTIN_EFFECTS:
-        yield from _file_effects(task, tool, args, at)
+    if tool in BUILTIN_EFFECTS or tool in PURE_READERS:
+        yield from _file_effects(task, tool, args, at, const)
 
 
 def _file_effects(
-    task: Task, tool: str, args: Mapping[str, Any], at: KeyPath
+    task: Task, tool: str, args: Mapping[str, Any], at: KeyPath, const: Mapping[str, Any]
 ) -> Iterator[Effect]:
     """The files a builtin call reads and writes, off its declaration's path args (its family
     loads with its first lookup — the builtins rung's, for a workflow's own calls)."""
@@ -152,6 +170,10 @@ def _file_effects(
         if not found and default is not None:  # an absent arg is its default (grep's ".")
             found = [((path.arg,), default)]
         for suffix, value in found:
+            if tool in PURE_READERS and is_dynamic(value):
+                value = const_value(value, const)
+                if not isinstance(value, str) or "${{" in value:
+                    continue  # may resolve to the value inline: the run judges a resolved path
             # A walked directory `d` is read as `d/**` (the glob the grant must cover); a
             # bare-directory grant admits an `output_dir:`, and so does `dir/**`.
             target = _recursive(value) if path.walk else value
@@ -172,8 +194,8 @@ def _paths(
 ) -> Iterator[Effect]:
     from nika.stdlib._paths import unusable_as_written
 
-    if value is None:
-        return
+    if value is None or isinstance(value, Mapping):
+        return  # a map is the value inline (a bundle, rows), never a path
     if isinstance(value, str) and unusable_as_written(value, directory=directory):
         return  # a path no file system holds is no effect: the builtin rung refuses it
     yield _path_effect(kind, value, task, site)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from nika import codes
 from nika.check._islands import parsed, reads
 from nika.check._resolve import Resolver, Scope
-from nika.check.context import CheckContext, Finding
+from nika.check.context import CheckContext, Finding, Hint
 from nika.check.graph import UNWIND
 from nika.errors import NikaError
 from nika.syntax.model import KeyPath, Task
@@ -26,6 +26,7 @@ from nika.syntax.template import is_whole_island, walk_strings
 
 if TYPE_CHECKING:
     from nika.syntax.expr import Expr, Reference
+    from nika.syntax.types import TypeExpr
 
 _SKIPPED_TASK_KEYS: Final = frozenset(
     {
@@ -59,7 +60,8 @@ class _Island:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    """Parse and resolve every island of `ctx.workflow`."""
+    """Parse and resolve every island of `ctx.workflow`; hint at inputs that may bind null."""
+    yield from _null_inputs(ctx)
     resolver = Resolver(ctx)
     root = ctx.document.root if isinstance(ctx.document.root, Mapping) else {}
     envelope = Scope(surface="the envelope")
@@ -74,6 +76,31 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     for task in ctx.workflow.tasks.values():
         raw_task = ctx.document.node(task.path)
         yield from _task(ctx, resolver, task, raw_task if isinstance(raw_task, Mapping) else {})
+
+
+def _null_inputs(ctx: CheckContext) -> Iterator[Hint]:
+    """An input neither `required: true` nor defaulted binds null when the launch omits it
+    (spec 01 §inputs): a hint when its type does not admit null, the read that follows
+    would meet a value its declaration rules out."""
+    for decl in ctx.workflow.inputs.values():
+        if decl.required or decl.has_default or _admits_null(decl.type):
+            continue
+        yield Hint(ctx.error(
+            codes.INPUT_004,
+            f"input `{decl.name}` is neither `required: true` nor given a `default:`, so a run "
+            f"without `--var {decl.name}=…` binds it to null, which its `type:` does not "
+            "admit; add `required: true`, a `default:`, or admit null with "
+            "`type: { union: [<type>, null] }`",
+            decl.path,
+        ))
+
+
+def _admits_null(t: TypeExpr) -> bool:
+    from nika.syntax.types import Prim, UnionOf
+
+    if isinstance(t, UnionOf):
+        return any(_admits_null(m) for m in t.members)
+    return isinstance(t, Prim) and t.name == "null"
 
 
 def _task(
@@ -104,7 +131,8 @@ def _task(
             resolver,
             task.when,
             (*at, "when"),
-            replace(body, surface=f"`when:` of task `{task.id}`", tasks=None),
+            # An unwind task may read its producer in `when:` too (spec 03 §unwind): settled.
+            replace(body, surface=f"`when:` of task `{task.id}`", tasks=producers or None),
         )
     if task.for_each is not None and isinstance(task.for_each.items, str | list):
         yield from _for_each(ctx, resolver, task, (*at, "for_each", "items"), body)

@@ -4,7 +4,7 @@ Exit codes: 0 clean · 1 findings or failure · 2 usage. `nika trace verify` fol
 tier ladder instead: 0 whenever the chain walks (clean · finding · incomplete), 2 for a
 forged or refused journal (the FILE class). Each subcommand registers
 itself from one `_add_<name>` function listed in `_SUBCOMMANDS`; `trace.py` holds `nika trace`
-(its module loads only when that command runs).
+and `run.py` holds `nika run` (each module loads only when its command runs).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal
 
 from nika import __version__
+from nika._term import printable
 from nika.cli._parser import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -23,11 +23,6 @@ from nika.cli._parser import (
     _Parser,
     _UsageError,
 )
-
-if TYPE_CHECKING:
-    from decimal import Decimal
-
-    from nika.run.launch import SinkFactory
 
 
 def _read_source(name: str) -> bytes:
@@ -59,10 +54,21 @@ def _run_check(args: argparse.Namespace) -> int:
         sys.stdout.write(json_printable(verdict.to_json(extra)) + "\n")
     else:
         name = "<stdin>" if args.file == "-" else args.file
-        sys.stdout.write(render_human(verdict, name, strict=strict))
+        if _snippets(args.format):
+            from nika.check.render import render_terminal
+
+            sys.stdout.write(render_terminal(verdict, name, source, strict=strict))
+        else:
+            sys.stdout.write(render_human(verdict, name, strict=strict))
     if strict:
         return EXIT_FINDINGS if strict_failures(verdict) else EXIT_OK
     return EXIT_OK if verdict.valid else EXIT_FINDINGS
+
+
+def _snippets(chosen: str) -> bool:
+    """`--format full` (the source line and a caret under each finding) or `short` (one
+    line a finding); `auto` is full on a terminal, short in a pipe or a file."""
+    return chosen == "full" or (chosen == "auto" and sys.stdout.isatty())
 
 
 def _add_check(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -80,6 +86,13 @@ def _add_check(sub: argparse._SubParsersAction[_Parser]) -> None:
         action="store_true",
         help="the strict authoring posture (CI gates, an agent's final check): lints and "
         "hints fail the check too (exit 1)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("auto", "full", "short"),
+        default="auto",
+        help="the human view: full shows each finding's source line with a caret and its fix, "
+        "short one line a finding (grep-friendly); auto (default) is full on a terminal",
     )
     p.add_argument(
         "--infer-permits",
@@ -114,149 +127,46 @@ def _infer_permits(source: bytes, file: str) -> int:
     return EXIT_OK
 
 
-def _run_run(args: argparse.Namespace) -> int:
+def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
+    from nika.cli.run import add_run  # built only when `nika run` is run (or --help)
+
+    add_run(sub)
+
+
+def _run_new(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from nika.run.launch import RunOptions, Streams, run_command
-    from nika.view.console import Console
+    from nika.errors import NikaError
+    from nika.packaged import scaffold, templates
 
-    if args.concurrency < 1:
-        print("nika run: --concurrency must be at least 1", file=sys.stderr)
+    if args.template == "?":
+        known = templates()
+        width = max(map(len, known))
+        sys.stdout.write("".join(f"{n:<{width}}  {about}\n" for n, about in known.items()))
+        return EXIT_OK
+    if args.file is None:
+        print(f"nika new: name the file to write, e.g. nika new --from "
+              f"{printable(args.template)} my-workflow.nika.yaml", file=sys.stderr)
         return EXIT_USAGE
-    if args.json and args.output == "json":
-        print("nika run: --json (the event stream) and --output json (the outputs object) "
-              "both claim stdout; pass one of them", file=sys.stderr)
-        return EXIT_USAGE
-    if args.ray_address is not None and args.executor != "ray":
-        print("nika run: --ray-address needs --executor ray", file=sys.stderr)
-        return EXIT_USAGE
-    budget = _budget(args.max_cost_usd)
-    if budget is False:
-        print(f"nika run: --max-cost-usd {args.max_cost_usd!r} is not a positive number of "
-              "US dollars; write e.g. --max-cost-usd 0.50", file=sys.stderr)
-        return EXIT_USAGE
-    options = RunOptions(
-        file=Path(args.file),
-        vars=tuple(args.var),
-        model=args.model,
-        json=args.json,
-        output=args.output,
-        report=Path(args.report) if args.report else None,
-        concurrency=args.concurrency,
-        mcp_config=Path(args.mcp_config) if args.mcp_config else None,
-        resume=Path(args.resume) if args.resume else None,
-        resume_compat=args.resume_compat,
-        resume_unverified=args.resume_unverified,
-        resume_head=args.head,
-        from_task=args.from_task,
-        answers=tuple(args.answer),
-        executor=args.executor,
-        ray_address=args.ray_address,
-        no_gc=args.no_gc,
-        locked=args.locked,
-        max_cost_usd=budget,
-    )
-    views = Console(out=sys.stdout, json=options.json, report=options.report)
-    return run_command(options, Streams(out=sys.stdout, err=sys.stderr), views,
-                       extra_sinks=_otel_sinks())
-
-
-def _budget(text: str | None) -> Decimal | None | Literal[False]:
-    """`--max-cost-usd` as an exact amount, None when absent, False when it is no amount."""
-    from decimal import Decimal, InvalidOperation
-
-    if text is None:
-        return None
     try:
-        amount = Decimal(text)
-    except InvalidOperation:
-        return False
-    return amount if amount.is_finite() and amount > 0 else False
+        scaffold(args.template, Path(args.file))
+    except NikaError as exc:
+        print(f"nika new: {exc.code}: {printable(exc.detail)}", file=sys.stderr)
+        return EXIT_USAGE
+    shown = printable(args.file)
+    print(f"wrote {shown} from the {args.template} template; next: nika check {shown} "
+          f"&& nika run {shown} --model mock/echo, then fill each # SLOT:")
+    return EXIT_OK
 
 
-def _otel_sinks() -> tuple[SinkFactory, ...]:
-    """With the `otel` extra installed, every run also reports through the OpenTelemetry API
-    (a no-op until the embedder configures an SDK); NIKA_OTEL_SPAN_EVENTS=1 mirrors the agent
-    decision events as span events."""
-    import os
-
-    from nika.telemetry import otel_available
-
-    if not otel_available():
-        return ()
-    from nika.telemetry.otel_sink import OtelSink
-
-    mirror = os.environ.get("NIKA_OTEL_SPAN_EVENTS", "") not in ("", "0")
-    return (lambda journal: OtelSink(frames=journal, mirror_span_events=mirror),)
-
-
-def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
-    p = sub.add_parser("run", help="check, then execute a workflow")
-    p.add_argument("file", metavar="FILE", help="the workflow file")
-    p.add_argument(
-        "--var",
-        action="append",
-        default=[],
-        metavar="K=V",
-        help="supply an input (repeatable; JSON when it parses, else a string)",
-    )
-    p.add_argument("--model", help="the default model for tasks that name none (provider/name)")
-    p.add_argument("--json", action="store_true", help="stream run events as NDJSON on stdout")
-    p.add_argument(
-        "--output",
-        choices=("json",),
-        help="json: print only the workflow's typed outputs as one JSON object on stdout "
-        "(nothing when the run does not succeed); how one workflow reads another's result",
-    )
-    p.add_argument("--report", metavar="PATH", help="write the run report (JSON) to PATH")
-    p.add_argument(
-        "--concurrency",
-        type=int,
-        default=8,
-        metavar="N",
-        help="how many verbs may run at once (default 8)",
-    )
-    p.add_argument("--mcp-config", metavar="PATH", help="the MCP server registry to use")
-    p.add_argument("--resume", metavar="JOURNAL",
-                   help="resume from a run's journal: tasks whose definition and inputs match a "
-                   "recorded completion are served from it (task_cache_hit), the rest run")
-    p.add_argument("--resume-compat", metavar="VERSION",
-                   help="declare a journal recorded by another engine version compatible "
-                   "(must name the recorded version exactly; journaled on the boot manifest)")
-    p.add_argument("--no-gc", action="store_true",
-                   help="skip this run's trace collection (ADR-100: per workflow the newest 10 "
-                   "runs, 30 days, 256 MB per project; paused and newest runs are never "
-                   "collected)")
-    p.add_argument("--resume-unverified", action="store_true",
-                   help="resume from a journal whose hash chain does not verify (the claim is "
-                   "journaled on the boot manifest)")
-    p.add_argument("--head", metavar="HEX",
-                   help="with --resume: the head the original run printed (all 64 hex digits); "
-                   "the journal must end there, or the resume is refused")
-    p.add_argument("--from", dest="from_task", metavar="TASK",
-                   help="with --resume: re-run TASK and everything downstream of it live")
-    p.add_argument("--answer", action="append", default=[], metavar="TASK=VALUE",
-                   help="answer the nika:prompt task TASK without a terminal (repeatable); "
-                   "a prompt in a child workflow is named by its invoking task: call/approve")
-    p.add_argument(
-        "--executor",
-        choices=("local", "ray"),
-        default="local",
-        help="where task bodies run: this process (default) or a Ray cluster (nika[ray])",
-    )
-    p.add_argument(
-        "--ray-address",
-        metavar="ADDRESS",
-        help="the Ray cluster to join (default $NIKA_RAY_ADDRESS; unset: a local instance)",
-    )
-    p.add_argument("--max-cost-usd", metavar="N",
-                   help="the run's spend cap in US dollars: once priced spend exceeds it, "
-                   "in-flight work completes and every unstarted task is cancelled "
-                   "(cause budget, NIKA-RUN-1704)")
-    p.add_argument("--locked", action="store_true",
-                   help="refuse (NIKA-LOCK-001) before any task starts unless nika.lock beside "
-                   "the workflow pins every dependency it resolves, unedited")
-    p.set_defaults(handler=_run_run)
+def _add_new(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("new", help="scaffold a workflow from a template (--from '?' lists them)")
+    p.add_argument("--from", dest="template", metavar="TEMPLATE", required=True,
+                   help="the template to copy (hello, agent, mcp, fanout, gate), or '?' to "
+                   "list them")
+    p.add_argument("file", metavar="FILE", nargs="?",
+                   help="the workflow to write, <name>.nika.yaml (never over an existing file)")
+    p.set_defaults(handler=_run_new)
 
 
 def _add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -283,10 +193,95 @@ def _add_lock(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.set_defaults(handler=_run_lock)
 
 
+def _add_decide(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("decide", help="Decision Bundles (spec 11): verify a bundle")
+    actions = p.add_subparsers(
+        dest="action", metavar="ACTION", parser_class=_Parser, required=True, prog="nika decide"
+    )
+    verify = actions.add_parser(
+        "verify", help="judge a bundle by every law, then evaluate each of its fixtures")
+    verify.add_argument("file", metavar="BUNDLE", help="the bundle (one JSON document)")
+    verify.set_defaults(handler=_run_decide)
+
+
+def _run_decide(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from nika._term import printable
+    from nika.check.decisions import MAX_BUNDLE_BYTES
+    from nika.check.side_files import Unreadable, read_capped
+    from nika.decide.bundle import load
+    from nika.decide.verify import Verification, render, verify
+    from nika.errors import NikaError
+
+    data = read_capped(Path(args.file), MAX_BUNDLE_BYTES)
+    if isinstance(data, Unreadable):
+        print(f"nika decide: cannot read {printable(args.file)!r}: it {data.why}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        result = verify(load(data, args.file))
+    except NikaError as err:  # not JSON: the bundle's structure law
+        result = Verification(err)
+    sys.stdout.write(render(result, args.file))
+    return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
+def _add_inspect(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("inspect", help="print the workflow's graph (the canonical projection)")
+    p.add_argument("file", metavar="FILE", help="the workflow file, or - for stdin")
+    p.add_argument("--format", choices=("json", "mermaid"), default="json",
+                   help="json: the graph document (graph_format 3), canonical; mermaid: a "
+                   "flowchart of the same graph")
+    p.set_defaults(handler=_serve)
+
+
+def _add_lsp(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("lsp", help="serve diagnostics, hover, definition, completion and "
+                       "fixes to an editor (Language Server Protocol over stdio)")
+    p.set_defaults(handler=_serve)
+
+
+def _add_mcp(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("mcp", help="serve the static oracle to coding agents (MCP over stdio; "
+                       "read-only: check, inspect, explain, schema, examples)")
+    p.add_argument("--allow-run", action="store_true",
+                   help="also offer nika_run: the agent may run a workflow (checked first, "
+                   "held to the permits it declares)")
+    p.set_defaults(handler=_serve)
+
+
+def _add_schema(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("schema", help="print the workflow JSON Schema (for an editor's "
+                       "`# yaml-language-server: $schema=` line)")
+    p.set_defaults(handler=_serve)
+
+
+def _add_completion(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("completion", help="print a shell completion script: "
+                       'eval "$(nika completion bash)"')
+    p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell")
+    p.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """The editor and agent surfaces (`nika.serve.commands`), given the full parser."""
+    from nika.serve.commands import run_command
+
+    return run_command(args, build_parser())
+
+
 _SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction[_Parser]], None]] = {
     "check": _add_check,
     "run": _add_run,
     "trace": _add_trace,
+    "decide": _add_decide,
+    "inspect": _add_inspect,
+    "mcp": _add_mcp,
+    "schema": _add_schema,
+    "lsp": _add_lsp,
+    "completion": _add_completion,
+    "new": _add_new,
     "lock": _add_lock,
 }
 

@@ -121,17 +121,16 @@ class Pipeline:
             with_values = {k: interpolate(v, self._boundary)
                            for k, v in task.with_.items() if k not in loop_bound}
             env = {**self._base, "with": with_values}
+            if notes.unwinds is not None:
+                # An unwind task may read the producer it cleans up after, and nothing else,
+                # anywhere in the task, `when:` included (03 §unwind, 04 §the reference boundary).
+                env["tasks"] = {notes.unwinds: self._views[notes.unwinds]}
             per_item_when = task.for_each is not None and _loop_reads(task.when)
             if not per_item_when and not self._when(task, env):
                 return Settlement("skipped")
             items = self._items(task, env) if task.for_each is not None else None
         except NikaError as exc:
             return Settlement("failure", error=exc)
-        producer = notes.unwinds
-        if producer is not None:
-            # An unwind body may read the producer it cleans up after, and nothing else
-            # (04 §the reference boundary); its `when:` may not (NIKA-VAR-021 at check).
-            env = {**env, "tasks": {producer: self._views[producer]}}
         if items is None:
             return await self._unit(task, env, notes, None)
         if not items:
@@ -164,7 +163,7 @@ class Pipeline:
                 codes.VAR_006, task.id,
                 f"`for_each.items` evaluated to a {kind}, not an array; "
                 "fan out over a list (gate a possibly-skipped producer with "
-                "`after: {{producer: success}}` or a `when:` size check)",
+                "`after: { <producer>: success }` or a `when:` size check)",
                 kind=kind,
             )
         return items

@@ -29,6 +29,7 @@ import contextlib
 import dataclasses
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ from nika.agent.seams import Provider, ToolExecutor
 from nika.canonical import canonical_json, loose_json
 from nika.check import Verdict, check_workflow
 from nika.check.capability import CODE as CAPABILITY
-from nika.check.render import render_human
+from nika.check.render import render_human, render_terminal
 from nika.errors import NikaError
 from nika.journal.bus import EventBus, EventSink, SinkFailure
 from nika.journal.frames import UnitAttempt, WorkflowEnded
@@ -162,16 +163,17 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
     except NikaError as exc:  # the report target itself may be what is wrong: none written
         streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         return EXIT_USAGE
+    stdin = options.file == Path("-")  # `nika run -` reads the workflow as `nika check -` does
     try:
-        source = options.file.read_bytes()
+        source = sys.stdin.buffer.read() if stdin else options.file.read_bytes()
     except OSError as exc:
         streams.err.write(f"nika run: cannot read {str(options.file)!r}: {exc.strerror or exc}\n")
         views.refused([])
         return EXIT_USAGE
-    checked = check_workflow(source, path=str(options.file))
+    checked = check_workflow(source, path=None if stdin else str(options.file))
     verdict, workflow = checked.verdict, checked.runnable  # the model the check judged
     if workflow is None:
-        _print_refusal(options, streams, verdict)
+        _print_refusal(options, streams, verdict, source)
         views.refused(verdict.errors)
         return EXIT_FAILURE
     unserved = [h for h in verdict.hints if h.code == CAPABILITY]
@@ -200,6 +202,8 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
         streams.err.write(f"nika run: {printable(drifted)}\n")
     try:
         secrets = resolve_secrets(workflow.secrets, environ=env, base_dir=options.file.parent)
+        if options.executor == "local" and placement is None:  # a Ray worker has its own env
+            preflight.credentials(workflow, options.model or workflow.model, env, secrets)
     except NikaError as exc:
         streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         views.refused([exc])
@@ -317,12 +321,16 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def _print_refusal(options: RunOptions, streams: Streams, verdict: Verdict) -> None:
+def _print_refusal(options: RunOptions, streams: Streams, verdict: Verdict,
+                   source: bytes) -> None:
     if options.json:
         streams.out.write(json_printable(verdict.to_json()) + "\n")
+        return
+    if streams.err.isatty():  # a person reads it: the line, the caret, the fix
+        streams.err.write(render_terminal(verdict, str(options.file), source))
     else:
         streams.err.write(render_human(verdict, str(options.file)))
-        streams.err.write("nika run: the workflow was refused by the check; nothing ran\n")
+    streams.err.write("nika run: the workflow was refused by the check; nothing ran\n")
 
 
 def _uses_mcp(workflow: Workflow) -> bool:

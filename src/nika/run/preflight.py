@@ -19,7 +19,8 @@ from typing import Final
 
 from nika import codes
 from nika.errors import NikaError
-from nika.syntax.providers import parse_model
+from nika.syntax.model import AgentBody, InferBody, Workflow
+from nika.syntax.providers import MISSING_API_KEY, ProviderInfo, parse_model
 from nika.tools.mcp_registry import ENV_VAR, McpRegistry, load_registry
 
 UNUSABLE_ARGUMENT: Final = codes.CLI_001
@@ -45,6 +46,44 @@ def arguments(args: Arguments, environ: Mapping[str, str], project: Path) -> Mcp
     if args.mcp_config is not None or environ.get(ENV_VAR):
         return load_registry(project, explicit=args.mcp_config, environ=environ)
     return None
+
+
+def credentials(workflow: Workflow, default: str | None, environ: Mapping[str, str],
+                secrets: Mapping[str, str]) -> None:
+    """Every cloud provider the workflow's tasks will call has its API key (in the run's
+    secrets or the environment, as the provider reads it) or an endpoint override, else ONE
+    `NIKA-PROVIDER-002` naming them all, before any task starts and spends. A `${{ }}` model
+    is known only at run time; it keeps its own refusal at the task. Never part of `check`:
+    a verdict must not depend on, nor reveal, which keys the engine holds."""
+    wanting: dict[str, tuple[ProviderInfo, list[str]]] = {}
+    for task in workflow.tasks.values():
+        if not isinstance(task.body, InferBody | AgentBody):
+            continue
+        model = task.body.model or default
+        if model is None or "${{" in model:
+            continue
+        try:
+            info = parse_model(model).info
+        except NikaError:  # the check refused it already; nothing to add here
+            continue
+        if info.local or environ.get(info.base_url_var):
+            continue
+        if any(secrets.get(var) or environ.get(var) for var in info.key_vars):
+            continue
+        wanting.setdefault(info.id, (info, []))[1].append(task.id)
+    if not wanting:
+        return
+    listed = "; ".join(
+        f"{pid} (task{'s' if len(tasks) > 1 else ''} {', '.join(tasks)}): set "
+        f"{' or '.join(info.key_vars)}, or {info.base_url_var} for a keyless server"
+        for pid, (info, tasks) in sorted(wanting.items()))
+    raise NikaError(
+        MISSING_API_KEY,
+        f"{len(wanting)} provider{'s' if len(wanting) > 1 else ''} this run would call "
+        f"{'have' if len(wanting) > 1 else 'has'} no API key, so nothing was started — "
+        f"{listed} (in the engine environment, or through the workflow's `secrets:`)",
+        details={"providers": {pid: sorted(tasks) for pid, (_, tasks) in wanting.items()}},
+    )
 
 
 def _report_target(path: Path, workflow: Path) -> None:

@@ -27,10 +27,12 @@ ENV_PREFIX: Final = "@env:"
 def parse_var(text: str) -> tuple[str, str]:
     """Split one `--var key=value` argument; a missing `=` is refused."""
     key, sep, value = text.partition("=")
-    if not sep or not key:
+    if not sep or not key.strip():
+        # `--var =3` has a value and no name: the name goes before the `=`.
+        example = f"<input>={value}" if sep else f"{text or 'name'}=<value>"
         raise NikaError(
             UNKNOWN_INPUT,
-            f"--var {text!r} is not `key=value`; write it as --var {text or 'name'}=<value>",
+            f"--var {text!r} is not `key=value`; write it as --var {example}",
             details={"var": text},
         )
     return key.strip(), value

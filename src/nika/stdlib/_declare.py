@@ -104,7 +104,12 @@ class Declaration:
         writes them (templated values are the run's to judge); otherwise they are resolved,
         and the rules run only on args that fit the schema."""
         found = list(misfits(self.schema, args, static=static))
-        out = [self._misfit(m) for m in found]
+        meant = _meant(found, self.schema)
+        # `contnet:` is one mistake: the unknown arg says what was meant, and the required
+        # `content:` it stands for is not reported missing again (nor judged by a rule).
+        found = [m for m in found
+                 if not (m.keyword == "required" and not m.path and m.key in meant.values())]
+        out = [self._misfit(m, meant.get(str(m.key))) for m in found]
         if found and not static:
             return out
         unfit = {m.path[0] if m.path else m.key for m in found}
@@ -113,12 +118,16 @@ class Declaration:
         for rule in self.rules:
             if rule.source and not static:
                 continue  # how the file spells a value: the check's alone
+            if not set(meant.values()).isdisjoint(rule.reads):
+                continue  # it would judge an arg the author misspelt
             test = rule.test
             if static and not rule.source and not unknown.isdisjoint(rule.reads):
                 if rule.templated is None or not unfit.isdisjoint(rule.reads):
                     continue
                 test = rule.templated  # what the templates as written already settle
             problem = test(args)
+            if problem is not None and any(f"`{v}:`" in problem.detail for v in meant.values()):
+                continue  # it names the arg the author misspelt: reported once, as the typo
             if problem is not None and problem.arg not in unfit:
                 out.append(Refusal(problem.code or rule.code or self.code, problem.detail,
                                    problem.arg, (problem.arg,) if problem.arg else (), rule.name))
@@ -129,11 +138,27 @@ class Declaration:
         found = self.refusals(args)
         return found[0] if found else None
 
-    def _misfit(self, m: Misfit) -> Refusal:
+    def _misfit(self, m: Misfit, meant: str | None = None) -> Refusal:
         arg = str(m.path[0]) if m.path else m.key
         path = tuple(str(p) for p in m.path) + ((m.key,) if m.key is not None else ())
         code = self.codes.get(str(m.path[0]), self.code) if m.path else self.code
-        return Refusal(code, _say(self.name, m), arg, path)
+        return Refusal(code, _say(self.name, m, meant), arg, path)
+
+
+def _meant(found: list[Misfit], schema: Mapping[str, Any]) -> dict[str, str]:
+    """Each unknown top-level arg → the declared arg it most likely misspells."""
+    unknown = [str(m.key) for m in found if m.keyword == "additionalProperties" and not m.path]
+    if not unknown:
+        return {}
+    import difflib  # only a misspelt arg pays for it
+
+    names = sorted(schema.get("properties", {}))
+    out: dict[str, str] = {}
+    for key in unknown:
+        close = difflib.get_close_matches(key, names, n=1)
+        if close:
+            out[key] = close[0]
+    return out
 
 
 def _where(path: tuple[str | int, ...]) -> str:
@@ -153,8 +178,8 @@ def _spoken(kind: Any) -> str:
     return " or ".join(_SPOKEN.get(k, k) for k in kinds)
 
 
-def _say(tool: str, m: Misfit) -> str:
-    """The prescriptive detail of one misfit."""
+def _say(tool: str, m: Misfit, meant: str | None = None) -> str:
+    """The prescriptive detail of one misfit (`meant`: what an unknown arg misspells)."""
     where, s, value = _where(m.path), m.schema, m.value
     if m.keyword == "required":
         return (f"missing required arg `{m.key}:`" if not m.path
@@ -162,7 +187,8 @@ def _say(tool: str, m: Misfit) -> str:
     if m.keyword == "additionalProperties":
         names = ", ".join(sorted(s.get("properties", {}))) or "none"
         if not m.path:
-            return f"unknown arg `{m.key}:`; the args are {names} (remove or rename it)"
+            hint = f"did you mean `{meant}:`? " if meant else ""
+            return f"unknown arg `{m.key}:`; {hint}the args are {names} (remove or rename it)"
         return f"unknown key `{m.key}:` in `{where}:`; its keys are {names}"
     if m.keyword == "type":
         return (f"`{where}: {_shown(value)}` is {_SPOKEN.get(json_type(value), json_type(value))}"

@@ -1,10 +1,12 @@
 """Media and decision builtins: chart · image_generate · image_fx · tts_generate · decide
 (stdlib §Media, §Audio, spec 11 §nika:decide).
 
-This engine serves `tts_generate` (provider `mock`) and none of the others
-(`check/capability.py`); their arguments are still judged, so an authoring error is named
-before the capability refusal. The unserved ones stay open: an arg the stdlib adds later
-is not refused here.
+This engine serves `chart`, `image_fx` (its op vocabulary: `_fx_ops`), `decide` and
+`tts_generate` (provider `mock`), none of the others (`check/capability.py`); their arguments
+are still judged, so an authoring error is named before the capability refusal. The unserved
+ones stay open: an arg the stdlib adds later is not refused here. `chart`'s spec is closed
+(stdlib §chart: « closed » type set, closed semantics): a misfit of `chart:`, `semantics:` or
+`compile_to:` is its CHART-004.
 """
 
 from __future__ import annotations
@@ -29,20 +31,59 @@ def _svg(a: Mapping[str, Any]) -> Problem | None:
     return None
 
 
+def _rows_hold_the_fields(a: Mapping[str, Any]) -> Problem | None:
+    """Literal rows (a list, not `{path:}`): not empty, and every field `chart:` and
+    `semantics:` name held by some row — what the run refuses, named by the check first."""
+    rows = a["data"]
+    if not isinstance(rows, list):
+        return None  # `{path: …}`, or a shape the run refuses with its CHART-006
+    if not rows:
+        return Problem("`data:` holds no rows; chart a non-empty list, or guard the task on "
+                       "the upstream result being non-empty", "data", codes.BUILTIN_CHART_001)
+    chart = a.get("chart") or {}
+    named = [v for k, v in chart.items() if k not in ("type", "title") and isinstance(v, str)]
+    wanted = set(named) | set(a.get("semantics") or {})
+    if set(map(type, rows)) != {dict}:  # at C speed; else find the row that is no map
+        for i, row in enumerate(rows):
+            if not isinstance(row, Mapping):
+                return Problem(f"row {i} is {row!r:.60}, not a map of field values", "data",
+                               codes.BUILTIN_CHART_006)
+    for row in rows:
+        if not wanted:
+            return None
+        wanted.difference_update(row)
+    if not wanted:
+        return None
+    field = sorted(wanted)[0]
+    return Problem(f"no row holds the field {field!r}; name a field the rows hold",
+                   "chart", codes.BUILTIN_CHART_002)
+
+
+_FIELD = text(minLength=1)
 CHART = Declaration("nika:chart", obj({
-    "data": anything("The rows to chart."),
+    "data": anything("The rows: a list of flat objects, or {path: <json file>}."),
     "out": text(),
-    "chart": obj({"type": choice("bar", "line", "area_band", "scatter", "heatmap")},
-                 closed=False),
-}, ("data", "out"), closed=False), rules=(
-    Rule("out-is-svg", ("out",), _svg),
+    "semantics": {"type": "object", "additionalProperties": choice(
+        "usd", "duration_ms", "tokens", "delta", "percent", "timestamp", "count", "category")},
+    "chart": obj({
+        "type": choice("bar", "line", "area_band", "scatter", "heatmap"),
+        "x": _FIELD, "y": _FIELD, "y_lo": _FIELD, "y_hi": _FIELD, "y2": _FIELD,
+        "color": _FIELD, "title": text(),
+    }, ("type",)),
+    "compile_to": choice("vega_lite"),
+}, ("data", "out", "chart")), rules=(
+    Rule("out-is-svg", ("out",), _svg, code=codes.BUILTIN_CHART_004),
+    Rule("rows-hold-the-fields", ("data", "chart", "semantics"), _rows_hold_the_fields),
     path_rule(writes("out"), reads("data", key="path")),  # rows inline, or a file to read
-))  # fmt: skip
+), codes={"chart": codes.BUILTIN_CHART_004, "semantics": codes.BUILTIN_CHART_004,
+          "compile_to": codes.BUILTIN_CHART_004})  # fmt: skip
 
 DECIDE = Declaration("nika:decide", obj({
     "bundle": {"type": ["string", "object"]},
     "evidence": anything("The evidence snapshot."),
-}, ("bundle", "evidence"), closed=False))  # fmt: skip
+}, ("bundle", "evidence"), closed=False), rules=(
+    path_rule(reads("bundle")),  # the bundle's JSON file, or the bundle inline (no file)
+))  # fmt: skip
 
 
 def _save_reserved(a: Mapping[str, Any]) -> Problem | None:
@@ -97,15 +138,33 @@ IMAGE_GENERATE = Declaration("nika:image_generate", obj({
               reads("images", each=True)),
 ))  # fmt: skip
 
+def _ops(a: Mapping[str, Any]) -> Problem | None:
+    from nika.stdlib import _fx_ops
+
+    found = _fx_ops.problem(a["ops"], a["out"])
+    return Problem(*found) if found else None
+
+
+def _ops_as_written(a: Mapping[str, Any]) -> Problem | None:
+    from nika.stdlib import _fx_ops  # judges each literal op; `${{ }}` values are the run's
+
+    found = _fx_ops.problem(a.get("ops"), a.get("out"))
+    return Problem(*found) if found else None
+
+
 IMAGE_FX = Declaration("nika:image_fx", obj({
-    "input": text(),
-    "out": text(),
+    "input": text(description="the source PNG (8-bit gray, RGB or RGBA; not interlaced)"),
+    "out": text(description="the artifact: .png, or .txt/.ans for an ascii text/ansi emit"),
     "ops": {"type": "array", "minItems": 1, "maxItems": 32,
-            "description": "an ordered list of single-key operations"},
-    "seed": integer(),
-}, ("input", "out", "ops"), closed=False), rules=(
+            "items": {"type": "object", "description": "one op: `{name: {params}}`"},
+            "description": "an ordered list of single-key operations: resize, crop, levels, "
+                           "grayscale, palette_map, dither, duotone, pixelate, halftone, grain, "
+                           "vignette, chromatic_aberration, scanlines, glitch, ascii (last)"},
+    "seed": integer(description="the seed of grain and glitch (default 0)"),
+}, ("input", "out", "ops")), rules=(
+    Rule("ops-are-v1", ("ops", "out"), _ops, templated=_ops_as_written),
     path_rule(reads("input"), writes("out")),
-))  # fmt: skip
+), code=codes.BUILTIN_IMAGE_FX_001)  # fmt: skip
 
 TTS_GENERATE = Declaration("nika:tts_generate", obj({
     "provider": choice(*TTS_PROVIDERS),

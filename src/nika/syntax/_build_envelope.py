@@ -92,13 +92,14 @@ def build(doc: Document) -> tuple[Workflow | None, list[NikaError]]:
     raw_tasks = root.get("tasks")
     tasks: dict[TaskId, Task] | None = None
     if "tasks" not in root:
-        shape.report(
-            codes.PARSE_002,
-            "missing `tasks:` — a workflow needs a non-empty tasks map (without it the "
-            "file reads as a "
-            "project `nika.yaml`)",
-            (),
-        )
+        if not shape.misspelt((), "tasks"):  # `taks:` is reported once, as the typo
+            shape.report(
+                codes.PARSE_002,
+                "missing `tasks:` — a workflow needs a non-empty tasks map (without it the "
+                "file reads as a "
+                "project `nika.yaml`)",
+                (),
+            )
     elif isinstance(raw_tasks, list):
         shape.report(
             codes.PARSE_022,

@@ -99,6 +99,8 @@ def _snake(key: Any) -> str:
 def _task(shape: Shape, tid: TaskId, spec: Mapping[str, Any], at: KeyPath) -> Task | None:
     shape.closed(spec, TASK_FIELDS, at, f"task `{tid}`", dead=_DEAD_TASK)
     verbs = [v for v in VERBS if v in spec]
+    if not verbs and shape.misspelt(at, *VERBS):
+        return None  # `infr:` was reported as the typo it is
     if not verbs:
         shape.report(
             codes.PARSE_008,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, Final
 
@@ -51,6 +51,16 @@ def _mcp_tool() -> re.Pattern[str]:
 
 def build_body(shape: Shape, verb: Verb, raw: Any, at: KeyPath, tid: TaskId) -> Body | None:
     """The verb body of task `tid`, or None when it is refused."""
+    if isinstance(raw, str):  # `exec: "echo hi"`: say which mapping was meant
+        shape.report(codes.PARSE_019, f"`{verb}:` of task `{tid}` must be a mapping, got "
+                     f"{show(raw)}; write it as {_SHORTHAND[verb](raw)}", at)
+        return None
+    if verb == "exec" and isinstance(raw, list) and all(isinstance(w, str) for w in raw):
+        argv = ", ".join(show(w) for w in raw) or '"prog", "arg"'
+        shape.report(codes.PARSE_019, f"`exec:` of task `{tid}` must be a mapping, got "
+                     f"{show(raw)}; an argv list goes under `command:`: "
+                     f"`exec: {{ command: [{argv}] }}`", at)
+        return None
     if not shape.mapping(raw, at, f"`{verb}:` of task `{tid}`"):
         return None
     before = len(shape.errors)
@@ -66,11 +76,34 @@ def build_body(shape: Shape, verb: Verb, raw: Any, at: KeyPath, tid: TaskId) -> 
     return body if len(shape.errors) == before else None
 
 
+def _argv(line: str) -> str:
+    import json
+    import shlex
+
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        words = []
+    argv = ", ".join(json.dumps(w, ensure_ascii=False) for w in words) or '"prog", "arg"'
+    return f"`exec: {{ command: [{argv}] }}` (argv, no shell) or `exec: {{ shell: {show(line)} }}`"
+
+
+_SHORTHAND: Final[Mapping[str, Callable[[str], str]]] = {
+    "exec": _argv,
+    "infer": lambda text: f"`infer: {{ prompt: {show(text)} }}`",
+    "agent": lambda text: f"`agent: {{ prompt: {show(text)} }}`",
+    "invoke": lambda text: f"`invoke: {{ tool: {show(text)}, args: {{ … }} }}`",
+}
+"""What a bare string under a verb most likely meant, as the mapping to write."""
+
+
 def _require(
     shape: Shape, raw: Mapping[str, Any], key: str, at: KeyPath, what: str, example: str
 ) -> bool:
     if key in raw:
         return True
+    if shape.misspelt(at, key):  # `promt:` is one mistake, reported once (as the typo)
+        return False
     shape.report(
         codes.PARSE_018,
         f"{what} is missing its required `{key}:`; add e.g. `{key}: {example}`",
@@ -169,7 +202,7 @@ def _exactly_one(
         return present[0]
     if present:
         shape.report(codes.PARSE_019, both, at)
-    else:
+    elif not shape.misspelt(at, *pair):
         shape.report(codes.PARSE_018, neither, at)
     return None
 

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
+_SUGGESTED = 64
+"""Unknown fields a document gets a did-you-mean for: a file of typos stays cheap."""
+
 
 def show(value: Any, limit: int = 60) -> str:
     """A short, quoted rendering of an offending value for a diagnostic."""
@@ -32,6 +35,8 @@ class Shape:
     def __init__(self, doc: Document) -> None:
         self.doc = doc
         self.errors: list[NikaError] = []
+        self._typos: set[tuple[KeyPath, str]] = set()
+        self._suggested = 0
 
     def report(self, code: str, detail: str, path: KeyPath) -> None:
         """Append one finding located at `path` (or its nearest located ancestor)."""
@@ -73,14 +78,32 @@ class Shape:
                 code, teaching = dead[key]
                 self.report(code, f"`{key}:` is not accepted in {what}; {teaching}", (*path, key))
             else:
+                close = self._closest(str(key), allowed)
+                if close is not None:
+                    self._typos.add((path, close))
+                meant = f"did you mean `{close}`? " if close else ""
                 self.report(
                     codes.PARSE_005,
-                    f"unknown field `{key}` in {what}; the accepted fields are "
+                    f"unknown field `{key}` in {what}; {meant}the accepted fields are "
                     f"{', '.join(sorted(allowed))} "
                     "(remove or rename it)",
                     (*path, key),
                 )
         return clean
+
+    def _closest(self, key: str, allowed: frozenset[str]) -> str | None:
+        if self._suggested >= _SUGGESTED:
+            return None
+        self._suggested += 1
+        import difflib  # only a misspelt field pays for it
+
+        close = difflib.get_close_matches(key, sorted(allowed), n=1)
+        return close[0] if close else None
+
+    def misspelt(self, path: KeyPath, *names: str) -> bool:
+        """Whether an unknown field at `path` was already reported as a typo of one of
+        `names`: its missing-field finding would be the same mistake told twice."""
+        return any((path, name) in self._typos for name in names)
 
     def misfit(self, code: str, what: str, wanted: str, value: Any, path: KeyPath) -> None:
         """Report that `value` is not `wanted` (the one sentence of every typed read)."""

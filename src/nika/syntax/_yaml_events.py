@@ -84,11 +84,38 @@ def _syntax_error(exc: YAMLError, data: bytes) -> NikaError:
     if _char_at(data, where) == "\t":
         said = f"{said} (a tab character)"
     hint = next((fix for needle, fix in _HINTS if needle in said), _DEFAULT_HINT)
+    opened = _unclosed(exc, where)
+    if opened is not None:
+        what, at = opened
+        return NikaError(
+            codes.PARSE_001,
+            f"the YAML does not parse: the {what} opened at line {at.line}, column {at.column} "
+            f"is not closed (the parser gave up at line {where.line}, column {where.column}: "
+            f"{said}); close it on line {at.line}",
+            location=at,
+        )
     return NikaError(
         codes.PARSE_001,
         f"the YAML does not parse at line {where.line}, column {where.column}: {said}; {hint}",
         location=where,
     )
+
+
+_OPENERS: tuple[tuple[str, str], ...] = (
+    ("while parsing a flow mapping", "`{`"),
+    ("while parsing a flow sequence", "`[`"),
+    ("while scanning a quoted scalar", "quote"),
+)
+
+
+def _unclosed(exc: YAMLError, where: Location) -> tuple[str, Location] | None:
+    """The bracket or quote left open on an EARLIER line than where libyaml noticed: the
+    line to fix is the one it opened on (a `}` missing on line 5 is noticed on line 7)."""
+    context, mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if not isinstance(context, str) or mark is None or mark.line + 1 >= where.line:
+        return None
+    what = next((name for needle, name in _OPENERS if context.startswith(needle)), None)
+    return None if what is None else (what, Location(mark.line + 1, mark.column + 1))
 
 
 def _char_at(data: bytes, where: Location) -> str:

@@ -130,9 +130,13 @@ def parse_model(model: str) -> ModelRef:
             details={"model": model},
         )
     if provider not in PROVIDERS:
+        import difflib  # only a misspelt provider pays for it
+
+        close = difflib.get_close_matches(provider, list(PROVIDERS), n=1)
+        meant = f"did you mean '{close[0]}/{name}'? " if close else ""
         raise NikaError(
             UNKNOWN_PROVIDER,
-            f"model {model!r} names unknown provider {provider!r}; the known providers are: "
+            f"model {model!r} names unknown provider {provider!r}; {meant}the known providers are: "
             f"{known} (any other OpenAI-compatible server: use 'openai/<name>' with "
             "NIKA_OPENAI_BASE_URL set in the engine config)",
             details={"model": model, "provider": provider},

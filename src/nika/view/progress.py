@@ -51,10 +51,11 @@ class ProgressSink:
     def emit(self, event: RunEvent) -> None:
         frame = event.frame
         if isinstance(frame, WorkflowStarted):
-            self._console.print(f"[bold]▶ {_shown(frame.workflow)}[/] · {frame.tasks} tasks")
+            noun = "task" if frame.tasks == 1 else "tasks"
+            self._console.print(f"[bold]▶ {_shown(frame.workflow)}[/] · {frame.tasks} {noun}")
             return
         if isinstance(frame, WorkflowEnded):
-            self._summary(frame.state)
+            self._summary(frame.state, frame.paused or ())
             return
         mark = _MARKS.get(frame.kind)
         if mark is None or frame.task is None or (isinstance(frame, TaskEnded)
@@ -81,9 +82,12 @@ class ProgressSink:
             parts.append(f"attempt {frame.attempt} · {frame.code}")
         return ("  [dim]" + _shown(" · ".join(parts)) + "[/]") if parts else ""
 
-    def _summary(self, state: str) -> None:
+    def _summary(self, state: str, paused: tuple[str, ...]) -> None:
         style = _STATE_STYLE.get(state, "bold")
-        counts = " · ".join(f"{n} {w}" for w, n in sorted(self._counts.items()) if w != "retrying")
+        parts = [f"{n} {w}" for w, n in sorted(self._counts.items()) if w != "retrying"]
+        if paused:  # a gate waiting for its answer is not "no tasks"
+            parts.append(f"{len(paused)} waiting for an answer ({_shown(', '.join(paused))})")
+        counts = " · ".join(parts)
         self._console.print(f"[bold {style}]■ {_shown(state)}[/] · {counts or 'no tasks'}")
 
     def close(self) -> None:

@@ -131,8 +131,10 @@ class _Task:
             self.tree.add(f"model {_safe(record.model)} · {_tokens(record)}")
         elif isinstance(record, ReadPermitChecked):
             style = "green" if record.decision == "allow" else "red"
+            # An env composition that passes no declared name has no target to show.
+            gate = _safe(record.gate) if record.gate else "(no declared passthrough)"
             self.tree.add(f"permit [{style}]{_safe(record.decision)}[/] "
-                          f"{_safe(record.plane)} {_safe(record.gate)}")
+                          f"{_safe(record.plane)} {gate}")
         elif isinstance(record, ReadCacheHit):
             item = "" if record.iteration is None else f" item {_safe(record.iteration)}"
             self.tree.add(f"[cyan]cache hit{item}[/] · served from line "

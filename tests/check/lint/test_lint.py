@@ -59,8 +59,8 @@ def test_lints_never_touch_validity() -> None:
 
 
 def test_every_rule_id_is_ranked_once() -> None:
-    assert len(PRECEDENCE) == len(set(PRECEDENCE)) == 17
-    assert len(RULES) == 12
+    assert len(PRECEDENCE) == len(set(PRECEDENCE)) == 18
+    assert len(RULES) == 13
 
 
 def test_headline_keeps_the_most_specific_rule_per_task_and_family() -> None:

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+from tests.decide._spec import bundle as decide_bundle
+from tests.decide._spec import snapshot as decide_snapshot
 
 from nika.agent.config import AgentConfig
 from nika.agent.intrinsic import Finish, LoopContext, intrinsic_named
@@ -33,6 +35,7 @@ from nika.tools.builtins import BuiltinExecutor, Context
 B = "NIKA-BUILTIN-001"
 SSRF = "NIKA-SEC-005"
 UNSERVED = "NIKA-IMPL-002"
+FX = "NIKA-BUILTIN-IMAGE_FX-"
 PATH = "NIKA-INVOKE-002"  # a path no file system holds: the check's and the resolver's code
 NOW = datetime(2026, 5, 1, tzinfo=UTC)
 SPEC = Path(__file__).resolve().parents[4] / "shared" / "nika-spec"
@@ -55,11 +58,22 @@ CASES: dict[str, list[Case]] = {
         Case({}, B),
     ],
     "nika:chart": [
-        Case({"data": [1], "out": "c.svg", "chart": {"type": "bar"}}, ran=UNSERVED),
-        Case({"data": [1], "out": "c.png"}, B),
-        Case({"data": [1], "out": "c.svg", "chart": {"type": "pie"}}, B),
-        Case({"data": [1]}, B),
-        Case({"data": {"path": "rows\x00.csv"}, "out": "c.svg"}, PATH),
+        Case({"data": [{"k": "a", "v": 1}], "out": "c.svg",
+              "chart": {"type": "bar", "x": "k", "y": "v"}}),
+        Case({"data": [{"k": "a", "v": "1"}], "out": "c.svg",
+              "chart": {"type": "bar", "x": "k", "y": "v"}}, ran="NIKA-BUILTIN-CHART-006"),
+        Case({"data": [1], "out": "c.svg", "chart": {"type": "bar", "x": "k", "y": "v"}},
+             "NIKA-BUILTIN-CHART-006"),
+        Case({"data": [], "out": "c.svg", "chart": {"type": "bar", "x": "k", "y": "v"}},
+             "NIKA-BUILTIN-CHART-001"),
+        Case({"data": [{"k": "a"}], "out": "c.svg", "chart": {"type": "bar", "x": "k", "y": "v"}},
+             "NIKA-BUILTIN-CHART-002"),
+        Case({"data": [{}], "out": "c.png", "chart": {"type": "bar"}}, "NIKA-BUILTIN-CHART-004"),
+        Case({"data": [{}], "out": "c.svg", "chart": {"type": "pie"}}, "NIKA-BUILTIN-CHART-004"),
+        Case({"data": [{}], "out": "c.svg", "chart": {"type": "bar"},
+              "semantics": {"v": "eur"}}, "NIKA-BUILTIN-CHART-004"),
+        Case({"data": [{}], "chart": {"type": "bar"}}, B),
+        Case({"data": {"path": "rows\x00.csv"}, "out": "c.svg", "chart": {"type": "bar"}}, PATH),
     ],
     "nika:compose": [
         Case({"workflow_yaml": "nika: x\ntasks:\n  a:\n    exec: { command: [echo] }\n"}),
@@ -96,9 +110,15 @@ CASES: dict[str, list[Case]] = {
               "unit": "y"}, "NIKA-BUILTIN-DATE-001"),
     ],
     "nika:decide": [
-        Case({"bundle": "rubric.yaml", "evidence": {}}, ran=UNSERVED),
+        Case({"bundle": "rubric.json", "evidence": {}}, ran="NIKA-DECIDE-001"),  # no such file
+        Case({"bundle": decide_bundle(), "evidence": decide_snapshot("s5-cold")}),
+        Case({"bundle": {**decide_bundle(), "fixtures": []}, "evidence": {}},
+             "NIKA-DECIDE-001"),
+        Case({"bundle": decide_bundle(), "evidence": {"evidence": [{"key": "ghost"}]}},
+             "NIKA-DECIDE-002"),
         Case({"bundle": 3, "evidence": {}}, B),
         Case({"bundle": "rubric.yaml"}, B),
+        Case({"bundle": "", "evidence": {}}, PATH),
     ],
     "nika:done": [
         Case({}),
@@ -170,10 +190,12 @@ CASES: dict[str, list[Case]] = {
         Case({"op": "sign", "content": "abc", "key": "inline-key"}, "NIKA-BUILTIN-HASH-001"),
     ],
     "nika:image_fx": [
-        Case({"input": "a.png", "out": "b.png", "ops": [{"blur": 1}]}, ran=UNSERVED),
-        Case({"input": "a.png", "out": "b.png", "ops": []}, B),
-        Case({"input": "a.png", "out": "b.png"}, B),
-        Case({"input": "a.png", "out": "", "ops": [{"blur": 1}]}, PATH),
+        Case({"input": "a.png", "out": "b.png", "ops": [{"grayscale": {}}]}, ran=FX + "002"),
+        Case({"input": "a.png", "out": "b.png", "ops": [{"blur": 1}]}, FX + "001"),
+        Case({"input": "a.png", "out": "b.txt", "ops": [{"grayscale": {}}]}, FX + "001"),
+        Case({"input": "a.png", "out": "b.png", "ops": []}, FX + "001"),
+        Case({"input": "a.png", "out": "b.png"}, FX + "001"),
+        Case({"input": "a.png", "out": "", "ops": [{"grayscale": {}}]}, PATH),
     ],
     "nika:image_generate": [
         Case({"prompt": "p", "output_dir": "o", "provider": "mock"}, ran=UNSERVED),

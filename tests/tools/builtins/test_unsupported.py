@@ -11,9 +11,6 @@ from nika.check.capability import UNSERVED
 from nika.tools.builtins import BuiltinExecutor
 
 WELL_FORMED: dict[str, dict[str, Any]] = {
-    "nika:chart": {"data": [1, 2], "out": "chart.svg"},
-    "nika:decide": {"bundle": "rubric.yaml", "evidence": {}},
-    "nika:image_fx": {"input": "a.png", "out": "b.png", "ops": [{"blur": 2}]},
     "nika:image_generate": {"prompt": "x", "output_dir": "out"},
 }
 

@@ -6,9 +6,9 @@ yields `Lint` findings; `lint(ctx)` runs them all and orders the result by task
 (declaration order), then family, then rule id — the same bytes for the same file.
 
 Rule ids are stable and written exactly as the spec writes them: `one-obvious-way/002`
-… `/010` (03, with /008 from 02 §exec), `/009` and `/013` (04), `/011` (09), and
-`native-first/001` … `/006` (03). `one-obvious-way/001` and `/012` are retired and never
-reused.
+… `/010` (03, with /008 from 02 §exec), `/009` and `/013` (04), `/011` (09), `/decide`
+(11, which numbers none), and `native-first/001` … `/006` (03). `one-obvious-way/001` and
+`/012` are retired and never reused.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
 from nika.check.context import CheckContext
-from nika.check.lint import fanout, gates, values
+from nika.check.lint import decisions, fanout, gates, values
 from nika.check.lint._finding import FAMILIES, Lint
 from nika.syntax.model import ExecBody
 
@@ -48,9 +48,10 @@ RULES: Final[tuple[LintRule, ...]] = (
     values.stream_binding,  # /009
     values.jq_reshapes_one_producer,  # /013
     values.schema_fits_returns,  # /011
+    decisions.infer_decides,  # /decide (11)
     _native_first,  # native-first/001–/006, at most one per task
 )
-"""Every rule, in the spec's order (03's table, then 02, 04, 09; then native first)."""
+"""Every rule, in the spec's order (03's table, then 02, 04, 09, 11; then native first)."""
 
 PRECEDENCE: Final[tuple[str, ...]] = (
     "one-obvious-way/010",
@@ -64,6 +65,7 @@ PRECEDENCE: Final[tuple[str, ...]] = (
     "one-obvious-way/009",
     "one-obvious-way/013",
     "one-obvious-way/011",
+    "one-obvious-way/decide",
     "native-first/005",
     "native-first/004",
     "native-first/001",

@@ -1,4 +1,4 @@
-"""The Ray executor (`nika run --executor ray`, the `nika[ray]` extra): verb attempts run on
+"""The Ray executor (`nika run --executor ray`, the `nika-engine[ray]` extra): verb attempts run on
 a Ray cluster's workers while this process keeps the scheduler, the journal and the report.
 
 `ray` is imported only when a run asks for this executor; `import nika` and `nika check`

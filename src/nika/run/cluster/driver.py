@@ -38,6 +38,7 @@ from nika.agent.seams import ToolFailure
 from nika.check.judge import NestedJudge, PermitJudge
 from nika.errors import NikaError
 from nika.journal.frames import TaskNotes, UnitAttempt
+from nika.packaged import extra
 from nika.run.cluster.config import RayConfig
 from nika.run.cluster.faults import lost, translate
 from nika.run.cluster.sealing import Sealer
@@ -78,7 +79,8 @@ class RaySession:
             import ray
         except ImportError:
             raise NikaError(codes.CLUSTER_003, "`--executor ray` needs the Ray extra, which "
-                            "is not installed; `pip install 'nika[ray]'`") from None
+                            f"is not installed; `{extra('ray')}` (from a checkout: "
+                            "`pip install -e '.[ray]'`)") from None
         if ray.is_initialized():
             return
         try:

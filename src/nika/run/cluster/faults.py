@@ -16,6 +16,7 @@ from typing import Final
 from nika import codes
 from nika.errors import NikaError
 from nika.journal.frames import UnitAttempt
+from nika.packaged import DISTRIBUTION
 
 _DIED: Final = (
     "WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "ObjectLostError",
@@ -72,8 +73,8 @@ def translate(exc: BaseException, unit: UnitAttempt) -> NikaError:
     if "ModuleNotFoundError" in str(exc) or "No module named" in str(exc):
         return NikaError(
             codes.CLUSTER_003,
-            f"{where}: a Ray worker cannot import nika ({summary}); install `nika[ray]` (the "
-            "same version) on every node of the cluster",
+            f"{where}: a Ray worker cannot import nika ({summary}); install "
+            f"`{DISTRIBUTION}[ray]` (the same version) on every node of the cluster",
             details=details,
         )
     if names & set(_SETUP):

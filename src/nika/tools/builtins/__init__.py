@@ -27,14 +27,17 @@ from nika.masking import Masker
 from nika.syntax.template import render_json
 from nika.tools.builtins import (
     assertion,
+    chart,
     convert,
     date,
+    decide,
     edit,
     emit,
     fetch,
     glob,
     grep,
     hash,
+    image_fx,
     inspect,
     jq,
     json_diff,
@@ -72,8 +75,9 @@ __all__ = [
 ]
 
 _MODULES: Final = (
-    assertion, convert, date, edit, emit, fetch, glob, grep, hash, inspect, jq, json_diff,
-    json_merge_patch, log, notify, prompt, read, tts, uuid, validate, wait, write,
+    assertion, chart, convert, date, decide, edit, emit, fetch, glob, grep, hash, image_fx,
+    inspect, jq, json_diff, json_merge_patch, log, notify, prompt, read, tts, uuid, validate,
+    wait, write,
 )  # fmt: skip
 
 BUILTINS: Final[Mapping[str, Builtin]] = {

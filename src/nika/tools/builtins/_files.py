@@ -7,7 +7,7 @@ the check's guarded reader (`check.side_files.read_capped`): a FIFO, device, soc
 directory is refused before it is opened (and a swap after the `stat` cannot block: the open
 is non-blocking), and a file larger than the cap is refused before a byte is read.
 
-The caps (`Context.max_file_bytes`, default 32 MiB) are documented in the README's "Operating
+The caps (`Context.max_file_bytes`, default 32 MiB) are documented in docs/runs.md's "Operating
 nika run" section; each builtin refuses past them with its own IO code and
 `details.reason` (`not_regular`, `too_large`).
 """

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from nika.cli import main as cli
-from nika.serve import client, wire
+from nika.warm import client, wire
 
 from .conftest import Served, start_server
 
@@ -190,7 +190,7 @@ def test_the_warm_path_loads_almost_nothing(server: Served, tmp_path: Path) -> N
     (tmp_path / "ok.nika.yaml").write_text(TINY)
     probe = (
         "import sys\nbefore = set(sys.modules)\n"
-        "from nika.serve import client\n"
+        "from nika.warm import client\n"
         "answer, _ = client.ask(['check', 'ok.nika.yaml'], None)\n"
         "print(repr([answer is not None, sorted(set(sys.modules) - before)]))\n"
     )
@@ -202,12 +202,12 @@ def test_the_warm_path_loads_almost_nothing(server: Served, tmp_path: Path) -> N
     assert answered
     assert [m for m in loaded if not m.startswith("nika")] == ["__future__", "_socket"]
     assert sorted(m for m in loaded if m.startswith("nika")) == [
-        "nika", "nika._term", "nika.serve", "nika.serve.client", "nika.serve.wire"]
+        "nika", "nika._term", "nika.warm", "nika.warm.client", "nika.warm.wire"]
 
 
 def test_a_check_process_runs_without_the_cyclic_collector(tmp_path: Path) -> None:
     (tmp_path / "ok.nika.yaml").write_text(TINY)
-    probe = ("import gc, sys\nfrom nika.serve import client\n"
+    probe = ("import gc, sys\nfrom nika.warm import client\n"
              "for argv in (['check', 'ok.nika.yaml'], ['trace', '--help']):\n"
              "    gc.enable()\n    sys.argv = ['nika', *argv]\n    client.main()\n"
              "    print(gc.isenabled(), file=sys.stderr)\n")

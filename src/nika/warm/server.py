@@ -1,5 +1,5 @@
 """The warm check server: one resident process per user and installation answering the
-`nika check` requests of `nika.serve.client` with the very CLI code a plain `nika check` runs.
+`nika check` requests of `nika.warm.client` with the very CLI code a plain `nika check` runs.
 
 Each request runs `nika.cli.main(argv)` in the client's working directory, with the
 client's terminal width and output encodings, stdout and stderr captured as bytes; the check
@@ -13,7 +13,7 @@ its socket, when:
 - a request came from another nika version or protocol, or the installed source changed
   since it started: it answers `STALE` and the client starts a fresh server;
 - it got SIGTERM, SIGINT or SIGHUP.
-Run it with `python -m nika.serve.server` (the client does, detached, when none listens).
+Run it with `python -m nika.warm.server` (the client does, detached, when none listens).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import time
 from typing import TextIO
 
 from nika import __version__
-from nika.serve import wire
+from nika.warm import wire
 
 IDLE_S = 600.0
 """How long a server waits for a request before it exits."""

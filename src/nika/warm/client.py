@@ -18,7 +18,7 @@ import sys
 
 from nika import __version__
 from nika._term import terminal_columns
-from nika.serve import wire
+from nika.warm import wire
 
 TIMEOUT_S = 30.0
 """The default bound on connecting to the server and waiting for its answer."""
@@ -132,7 +132,7 @@ def in_process(argv: list[str], stdin: bytes | None) -> int:
 
 def spawn() -> None:
     """Start this installation's server, detached in its own session: it outlives this
-    command, serves the next ones, and exits on its own when idle (`nika.serve.server`). The
+    command, serves the next ones, and exits on its own when idle (`nika.warm.server`). The
     intermediate child is reaped here; the server itself is the init process's to reap."""
     try:
         pid = os.fork()
@@ -145,7 +145,7 @@ def spawn() -> None:
                 null = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1, 2):
                     os.dup2(null, fd)
-                os.execv(sys.executable, [sys.executable, "-m", "nika.serve.server"])
+                os.execv(sys.executable, [sys.executable, "-m", "nika.warm.server"])
         finally:
             os._exit(0)
     os.waitpid(pid, 0)

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from nika import __version__
-from nika.serve import server as warm_server
-from nika.serve import wire
+from nika.warm import server as warm_server
+from nika.warm import wire
 
 from .conftest import Served, start_server
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from nika.serve import wire
+from nika.warm import wire
 
 
 class Served:
@@ -33,10 +33,10 @@ class Served:
 
 
 def start_server(runtime: Path, **env: str) -> Served:
-    """Start `python -m nika.serve.server` with `XDG_RUNTIME_DIR=runtime`; returns once its
+    """Start `python -m nika.warm.server` with `XDG_RUNTIME_DIR=runtime`; returns once its
     socket is there (bounded)."""
     environ = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), **env}
-    proc = subprocess.Popen([sys.executable, "-m", "nika.serve.server"], env=environ,
+    proc = subprocess.Popen([sys.executable, "-m", "nika.warm.server"], env=environ,
                             stdin=subprocess.DEVNULL)
     socket = Path(wire.socket_name(str(runtime / "nika")))
     deadline = time.monotonic() + 60
