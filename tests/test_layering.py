@@ -6,7 +6,7 @@ The layers, bottom to top, and what each may import besides itself:
 |-----------|---------------------------------------------|---------------------------------|
 | bottom    | errors, codes, canonical, masking, backoff, | bottom                          |
 |           | analyzer, bm25, netfloor, prices, energy,   |                                 |
-|           | _gc, _term                                  |                                 |
+|           | _gc, _term, guarded_read                    |                                 |
 | syntax    | nika.syntax.* (incl. the provider catalog)  | bottom                          |
 | stdlib    | nika.stdlib.* (the builtins' declarations)  | bottom, syntax                  |
 | check     | nika.check.*                                | bottom, syntax, stdlib          |
@@ -46,7 +46,7 @@ SRC: Final = Path(nika.__file__).resolve().parent
 
 BOTTOM: Final = frozenset(
     {"errors", "codes", "canonical", "masking", "backoff", "analyzer", "bm25", "netfloor",
-     "prices", "energy", "_gc", "_term"}
+     "prices", "energy", "_gc", "_term", "guarded_read"}
 )
 
 _BELOW_RUNTIME: Final = frozenset(

@@ -13,8 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from nika import __version__
-from nika._term import terminal_columns
+from nika import __version__, codes
+from nika._term import printable, terminal_columns
 
 if TYPE_CHECKING:
     from nika.runtime.launch import SinkFactory
@@ -51,28 +51,28 @@ class _UsageError(Exception):
     pass
 
 
-def _read_source(name: str) -> bytes:
-    if name == "-":
-        return sys.stdin.buffer.read()
-    with open(name, "rb") as handle:
-        return handle.read()
-
-
 def _run_check(args: argparse.Namespace) -> int:
     from nika.check import check
     from nika.check.render import render_human, strict_failures, strict_section
+    from nika.errors import NikaError
+    from nika.syntax.loader import read_source
 
-    try:
-        source = _read_source(args.file)
-    except OSError as exc:
-        print(f"nika check: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.infer_permits:
-        return _infer_permits(source, args.file)
     strict = args.native_strict
     # The human view always carries the lint warnings; JSON only when asked (the door).
     lint = strict or args.lint or not args.json
-    verdict = check(source, path=None if args.file == "-" else args.file, lint=lint)
+    try:
+        source = read_source(args.file)
+    except NikaError as exc:
+        if exc.code != codes.YAML_010:  # not a regular file, or a stalled stdin: FILE class
+            print(f"nika check: {exc.code}: {printable(exc.detail)}", file=sys.stderr)
+            return EXIT_USAGE
+        from nika.check.verdict import refused
+
+        verdict = refused([exc])  # past the profile's cap: the check's own finding, unread
+    else:
+        if args.infer_permits:
+            return _infer_permits(source, args.file)
+        verdict = check(source, path=None if args.file == "-" else args.file, lint=lint)
     if args.json:
         from nika._term import json_printable
 
@@ -244,12 +244,13 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
 def _run_trace(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from nika.errors import NikaError
     from nika.runtime.trace import read_journal
 
     try:
         data = read_journal(Path(args.file))
-    except OSError as exc:
-        print(f"nika trace: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
+    except NikaError as exc:  # missing, not a regular file: the FILE class
+        print(f"nika trace: {exc.code}: {printable(exc.detail)}", file=sys.stderr)
         return EXIT_USAGE
     if args.action == "verify":
         from nika.runtime.verify_report import report

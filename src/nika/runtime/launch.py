@@ -40,6 +40,7 @@ from nika.check import Verdict, check_workflow
 from nika.check.capability import CODE as CAPABILITY
 from nika.check.graph import derive
 from nika.check.render import render_human
+from nika.check.verdict import refused
 from nika.errors import NikaError
 from nika.masking import Masker
 from nika.providers import resolve_provider
@@ -63,6 +64,7 @@ from nika.runtime.signals import Stop, exit_code
 from nika.runtime.stream import NdjsonSink
 from nika.runtime.toolbox import Toolbox, needs_mcp
 from nika.runtime.values import bind_inputs, parse_var
+from nika.syntax.loader import read_source
 from nika.syntax.model import Workflow
 from nika.tools.builtins import TerminalPromptIO
 from nika.tools.mcp_registry import McpRegistry, load_registry
@@ -134,9 +136,13 @@ def run_command(options: RunOptions, streams: Streams,
         streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         return EXIT_USAGE
     try:
-        source = options.file.read_bytes()
-    except OSError as exc:
-        streams.err.write(f"nika run: cannot read {str(options.file)!r}: {exc.strerror or exc}\n")
+        source = read_source(str(options.file))  # guarded: never a FIFO, device, /dev/zero
+    except NikaError as exc:
+        if exc.code == codes.YAML_010:  # past the profile's cap: refused as the check says
+            _print_refusal(options, streams, refused([exc]))
+            _write_report(options, refused_report([exc], Masker()))
+            return EXIT_FAILURE
+        streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         _write_report(options, refused_report([], Masker()))
         return EXIT_USAGE
     checked = check_workflow(source, path=str(options.file))
@@ -352,7 +358,7 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
                 raise NikaError(codes.SEC_003, f"child workflow {str(path)!r} nests deeper "
                                 f"than {MAX_DEPTH} levels; break the recursion",
                                 details={"workflow": str(path), "depth": depth})
-            checked = check_workflow(path.read_bytes(), path=str(path))
+            checked = check_workflow(read_source(str(path)), path=str(path))
             sub = checked.runnable
             if sub is None:
                 first = checked.verdict.errors[0]

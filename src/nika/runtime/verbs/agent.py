@@ -16,9 +16,9 @@ from typing import Any
 from nika import codes
 from nika.agent.loop import run_agent
 from nika.agent.seams import AgentObserver, ToolDefinition, ToolExecutor, ToolResult
-from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError, task_error
+from nika.guarded_read import Unreadable, read_capped
 from nika.runtime.events import AgentFrames
 from nika.runtime.frames import TaskNotes, UnitAttempt
 from nika.runtime.services import EffectGate, RunServices, servers_down
