@@ -126,8 +126,9 @@ def test_read_stream_bounds_a_pipe_by_size_and_by_time() -> None:
     reader, writer = os.pipe()
     try:
         os.write(writer, b"x" * 10)
-        assert read_stream(reader, 5, 5.0) == Unreadable(
-            "too_large", "is larger than the 5-byte cap")
+        assert read_stream(reader, 6, 5.0) == b"x" * 6  # the limit, never more
+        assert read_stream(reader, 100, 0.2) == Unreadable(  # 4 left, then no end: stalled
+            "stalled", "did not reach its end within 0.2 s")
         started = time.monotonic()
         assert read_stream(reader, 100, 0.2).reason == "stalled"  # type: ignore[union-attr]
         assert time.monotonic() - started < 2

@@ -115,6 +115,16 @@ def read_input(name: str, cap: int) -> bytes | Unreadable:
     input, at most `cap` bytes within its deadline."""
     if name != STDIN:
         return read_capped(name, cap)
+    data = read_stdin(cap + 1)
+    if isinstance(data, bytes) and len(data) > cap:
+        return Unreadable("too_large", f"is larger than the {cap}-byte cap")
+    return data
+
+
+def read_stdin(limit: int) -> bytes | Unreadable:
+    """Standard input up to its end or its first `limit` bytes, within its deadline
+    (`NIKA_STDIN_TIMEOUT` seconds, else `STDIN_DEADLINE_S`); an in-memory stdin (the warm
+    server's request, a test's) is read at once."""
     try:
         deadline = float(os.environ.get("NIKA_STDIN_TIMEOUT", STDIN_DEADLINE_S))
     except ValueError:
@@ -124,17 +134,15 @@ def read_input(name: str, cap: int) -> bytes | Unreadable:
         return b""  # no standard input at all (pythonw, a closed descriptor): empty
     try:
         fd = stream.fileno()
-    except (OSError, ValueError):  # in memory (the warm server's request, a test): no wait
-        data = stream.read(cap + 1)
-        if len(data) > cap:
-            return Unreadable("too_large", f"is larger than the {cap}-byte cap")
-        return bytes(data)
-    return read_stream(fd, cap, deadline)
+    except (OSError, ValueError):  # in memory: nothing to wait for
+        return bytes(stream.read(limit))
+    return read_stream(fd, limit, deadline)
 
 
-def read_stream(fd: int, cap: int, deadline_s: float) -> bytes | Unreadable:
-    """Everything readable from the open descriptor `fd` up to its end: refused past `cap`
-    bytes (`"too_large"`) or when the end does not come within `deadline_s` (`"stalled"`)."""
+def read_stream(fd: int, limit: int, deadline_s: float) -> bytes | Unreadable:
+    """What the open descriptor `fd` holds up to its end or its first `limit` bytes, whichever
+    comes first (the caller judges the size), or `"stalled"` when neither comes within
+    `deadline_s`."""
     import selectors  # only a read of standard input waits on a stream
 
     end = time.monotonic() + deadline_s
@@ -151,7 +159,7 @@ def read_stream(fd: int, cap: int, deadline_s: float) -> bytes | Unreadable:
             if left <= 0 or (waits and not selector.select(left)):
                 return Unreadable("stalled", f"did not reach its end within {deadline_s:g} s")
             try:
-                chunk = os.read(fd, min(_CHUNK, cap + 1 - size))
+                chunk = os.read(fd, min(_CHUNK, limit - size))
             except BlockingIOError:
                 continue
             except OSError as exc:
@@ -160,8 +168,8 @@ def read_stream(fd: int, cap: int, deadline_s: float) -> bytes | Unreadable:
                 return b"".join(chunks)
             chunks.append(chunk)
             size += len(chunk)
-            if size > cap:
-                return Unreadable("too_large", f"is larger than the {cap}-byte cap")
+            if size >= limit:
+                return b"".join(chunks)
 
 
 def refusal(what: str, name: str, why: Unreadable, *, other: str = "") -> NikaError:
