@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from nika.canonical import canonical_bytes
-from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError
+from nika.guarded_read import Unreadable, read_capped
 from nika.syntax.binding import parse_sites
 from nika.syntax.expr import Reference, references
 from nika.syntax.loader import MAX_DOCUMENT_BYTES, load_document

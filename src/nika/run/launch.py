@@ -29,7 +29,6 @@ import contextlib
 import dataclasses
 import os
 import signal
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ from nika.check import Verdict, check_workflow
 from nika.check.capability import CODE as CAPABILITY
 from nika.check.graph import derive
 from nika.check.render import render_human, render_terminal
+from nika.check.verdict import refused
 from nika.errors import NikaError
 from nika.journal.bus import EventBus, EventSink, SinkFailure
 from nika.journal.frames import UnitAttempt, WorkflowEnded
@@ -66,6 +66,7 @@ from nika.run.services import ProviderPool, RunServices
 from nika.run.signals import Stop, exit_code
 from nika.run.toolbox import Toolbox, needs_mcp
 from nika.run.values import bind_inputs, parse_var
+from nika.syntax.loader import read_source
 from nika.syntax.model import Workflow
 from nika.tools.builtins import TerminalPromptIO
 from nika.tools.mcp_registry import McpRegistry, load_registry
@@ -159,9 +160,13 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
         return EXIT_USAGE
     stdin = options.file == Path("-")  # `nika run -` reads the workflow as `nika check -` does
     try:
-        source = sys.stdin.buffer.read() if stdin else options.file.read_bytes()
-    except OSError as exc:
-        streams.err.write(f"nika run: cannot read {str(options.file)!r}: {exc.strerror or exc}\n")
+        source = read_source(str(options.file))  # guarded: never a FIFO, device, /dev/zero
+    except NikaError as exc:
+        if exc.code == codes.YAML_010:  # past the profile's cap: refused as the check says
+            _print_refusal(options, streams, refused([exc]), b"")
+            views.refused([exc])
+            return EXIT_FAILURE
+        streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         views.refused([])
         return EXIT_USAGE
     checked = check_workflow(source, path=None if stdin else str(options.file))
@@ -402,7 +407,7 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
                 raise NikaError(codes.SEC_003, f"child workflow {str(path)!r} nests deeper "
                                 f"than {MAX_DEPTH} levels; break the recursion",
                                 details={"workflow": str(path), "depth": depth})
-            checked = check_workflow(path.read_bytes(), path=str(path))
+            checked = check_workflow(read_source(str(path)), path=str(path))
             sub = checked.runnable
             if sub is None:
                 first = checked.verdict.errors[0]

@@ -65,7 +65,7 @@ def read_inside(path: str, root: Path) -> bytes:
     """The bytes of the regular file `path` (relative to `root`, symlinks resolved), refused
     when it resolves outside `root` or past the document cap."""
     from nika._term import printable
-    from nika.check.side_files import Unreadable, read_capped
+    from nika.guarded_read import Unreadable, read_capped
 
     if "\x00" in path:
         raise NikaError(codes.SERVE_001, "the path holds a NUL byte; name a workflow file")
