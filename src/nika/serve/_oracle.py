@@ -19,8 +19,9 @@ from nika.check.projection import Projection, inspect_source
 from nika.errors import NikaError
 from nika.syntax.loader import MAX_DOCUMENT_BYTES
 
-EXAMPLES: Final = "data/examples"
-"""The one package-data folder of shipped examples (under `nika/`): the wheel carries it."""
+EXAMPLES: Final = "data/templates"
+"""The shipped examples are the `nika new` templates (`nika.packaged.TEMPLATES`): one folder of
+package data under `nika/`, which the wheel, `nika new` and this server share."""
 
 _FIX_BY_CATEGORY: Final = {
     "parse_error": "make the file valid under the strict YAML profile at the position the "
