@@ -5,6 +5,13 @@
 - islands: 1k, 8k and 64k `${{ }}` islands in `when:` strings (the issue-14 worst case:
   it was quadratic), plain and with a quote no island closes; one scalar is capped at
   64 KiB, so 64k islands ride in eight tasks of 8k each (5k for the quoted island);
+- recovery: an `on_error.recover` ring (each task recovers from the next: one recovery
+  cycle), a wait chain its head recovers from its tail (one long cycle) and a recovery chain
+  (each recovers from the one before: acyclic, valid) of 1k, 4k and 16k tasks, the check's
+  CPU and the size of what it prints (human and `--json`), with growth ratios (issue 28: the
+  ring printed one finding per task, each naming the whole ring). A 16k ring is past the
+  1 MiB document cap (1.2 MB), so these rows lift the cap in-process to measure the check
+  itself; the CLI refuses such a file up front (`NIKA-YAML-010`);
 - startup: `nika check` of a tiny file as a fresh process (cold), and through the opt-in
   warm check server (`--server`: the thin client's own CPU, then client + server CPU and the
   wall time of the whole answer), next to `python -c pass`; then where the cold start's
@@ -34,6 +41,7 @@ import nika
 from nika.check import check
 
 SIZES = (10, 100, 1_000, 10_000)
+RECOVERY = (1_000, 4_000, 16_000)
 ISLANDS = (1_000, 8_000, 64_000)
 
 
@@ -96,6 +104,71 @@ def tasks() -> float:
     for name, make in (("chain", chain), ("fan-out", fan)):
         times = [cpu(make(n), 5 if n <= 1_000 else 3, valid=True) for n in SIZES]
         worst = max(worst, table(name, "tasks", SIZES, times, nlogn, "n·log n ×"))
+    return worst
+
+
+_EXEC = "exec: {command: [x]}"
+
+
+def _recover(source: int) -> str:
+    return f'on_error: {{recover: "${{{{ tasks.t{source}.output }}}}"}}'
+
+
+def recovery_ring(n: int) -> str:
+    """t_i recovers from t_(i+1), the last from t0: one recovery cycle through every task."""
+    lines = ["nika: bench-ring", "permits: {exec: [x]}", "tasks:"]
+    lines += [f"  t{i}: {{{_EXEC}, {_recover((i + 1) % n)}}}" for i in range(n)]
+    return "\n".join(lines) + "\n"
+
+
+def closed_chain(n: int) -> str:
+    """t_i after t_(i-1); t0 recovers from the tail: one n-task cycle, one recovery edge."""
+    lines = ["nika: bench-closed", "permits: {exec: [x]}", "tasks:"]
+    lines.append(f"  t0: {{{_EXEC}, {_recover(n - 1)}}}")
+    lines += [f"  t{i}: {{after: {{t{i - 1}: terminal}}, {_EXEC}}}" for i in range(1, n)]
+    return "\n".join(lines) + "\n"
+
+
+def recovery_chain(n: int) -> str:
+    """t_i recovers from t_(i-1): every recovery await waits on its predecessor (acyclic)."""
+    lines = ["nika: bench-recovery-chain", "permits: {exec: [x]}", "tasks:", f"  t0: {{{_EXEC}}}"]
+    lines += [f"  t{i}: {{{_EXEC}, {_recover(i - 1)}}}" for i in range(1, n)]
+    return "\n".join(lines) + "\n"
+
+
+def printed(source: str) -> int:
+    """Bytes `nika check` prints for `source`: the human view plus the `--json` verdict."""
+    from nika._term import json_printable
+    from nika.check.render import render_human
+
+    human = render_human(check(source, lint=True), "bench.nika.yaml")
+    return len(human.encode()) + len(json_printable(check(source).to_json(None)).encode())
+
+
+def recovery() -> float:
+    """The recovery rows; returns the worst step ratio (time or output) ÷ the linear one."""
+    from nika.syntax import _yaml_text
+
+    cap = _yaml_text.MAX_DOCUMENT_BYTES
+    _yaml_text.MAX_DOCUMENT_BYTES = 1 << 26  # type: ignore[misc]  # see the module docstring
+    worst = 0.0
+    try:
+        for name, make, valid in (("recovery ring", recovery_ring, False),
+                                  ("chain closed by a recovery", closed_chain, False),
+                                  ("recovery chain (acyclic)", recovery_chain, True)):
+            sources = [make(n) for n in RECOVERY]
+            times = [cpu(src, 3, valid=valid) for src in sources]
+            worst = max(worst, table(f"{name} — check CPU", "tasks", RECOVERY, times,
+                                     lambda m, n: n / m, "linear ×"))
+            print(f"{'tasks':>8} {'in bytes':>10} {'out bytes':>10} {'out ×prev':>10}")
+            sizes = [printed(src) for src in sources]
+            for i, (n, src, out) in enumerate(zip(RECOVERY, sources, sizes, strict=True)):
+                step = f"{out / sizes[i - 1]:10.1f}" if i else f"{'—':>10}"
+                print(f"{n:>8} {len(src):>10} {out:>10} {step}")
+                if i:
+                    worst = max(worst, (out / sizes[i - 1]) / (n / RECOVERY[i - 1]))
+    finally:
+        _yaml_text.MAX_DOCUMENT_BYTES = cap  # type: ignore[misc]
     return worst
 
 
@@ -273,15 +346,24 @@ def startup(against: Path | None = None) -> tuple[float, float, float]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--startup", action="store_true", help="the startup rows alone")
+    parser.add_argument("--recovery", action="store_true", help="the recovery rows alone")
     parser.add_argument("--against", type=Path, metavar="SRC",
                         help="also start a cold check from this checkout's src/ directory")
     args = parser.parse_args(argv)
+    if args.recovery:
+        rings = recovery()
+        print(f"\nworst recovery step ratio (CPU or output) ÷ linear ratio: {rings:.2f} "
+              "(≈ 1 means linear)")
+        return 0
     if not args.startup:
         worst = tasks()
         print(f"\nworst step ratio ÷ n·log n ratio: {worst:.2f} "
               "(≤ 1 means no worse than O(n log n))")
         linear = islands()
         print(f"\nworst island step ratio ÷ linear ratio: {linear:.2f} (≈ 1 means linear)")
+        rings = recovery()
+        print(f"\nworst recovery step ratio (CPU or output) ÷ linear ratio: {rings:.2f} "
+              "(≈ 1 means linear)")
     cold, warm_cpu, warm_wall = startup(args.against)
     print(f"\nstartup ratio (target ≤ 4×): cold {cold:.1f}× · warm {warm_cpu:.1f}× CPU, "
           f"{warm_wall:.1f}× wall (`nika check --server`, opt-in)")

@@ -1,10 +1,13 @@
-"""What the local renderers cost: `nika:chart` on 1k and 100k rows, next to baselines.
+"""What the local renderers cost: `nika:chart` on 1k and 100k rows, and `nika:image_fx` per op
+on a 1-megapixel image (`_media_image_fx.py`), each next to baselines.
 
 - chart: `nika.media.svg.render` of a line chart (1k rows drawn as they are; 100k decimated by
   LTTB to 2,000 points, extremes kept), and the whole builtin call (render, the rows'
   canonical data hash, the atomic write) — next to matplotlib's SVG backend drawing the same
   rows (the `bench` extra; it draws every point, with its own path simplification) and to
   `json.dumps` of the rows (the floor: serialising the data at all).
+- image_fx: each op alone on the decoded pixels, next to Pillow's nearest counterpart on the
+  same pixels; decode and encode have rows of their own.
 
 Every baseline is measured in the same run, so the ratios hold on any machine. Times are
 best-of-N wall seconds of a warm process.
@@ -23,6 +26,8 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
+
+from _media_image_fx import image_fx_section  # noqa: I001 (a bench-local module)
 
 from nika.media.svg import DECIMATE_ABOVE, render
 from nika.tools.builtins import BuiltinExecutor, Context
@@ -101,6 +106,7 @@ def chart_section() -> None:
 
 def main() -> None:
     chart_section()
+    image_fx_section()
 
 
 if __name__ == "__main__":

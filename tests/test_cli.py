@@ -187,8 +187,9 @@ def test_check_imports_only_what_it_needs(tmp_path: Path) -> None:
 # language with an island, the type language with a type, the optional blocks and envelope
 # declarations with one written, URL parsing and the network floor with a URL or a host, the
 # glob engine with a grant, the price and energy tables and the provider catalog with a model,
-# the exec-only lint machinery with an `exec:`, pathlib and the side-file reader with a child
-# workflow, canonical JSON with a value rendered or `--json` (the probe loads `json` itself).
+# the exec-only lint machinery with an `exec:`, pathlib with a child workflow (the guarded
+# reader loads with every check: the workflow file itself is read through it), canonical
+# JSON with a value rendered or `--json` (the probe loads `json` itself).
 LAYERED = (
     "ipaddress",
     "nika.canonical",
@@ -196,7 +197,6 @@ LAYERED = (
     "nika.check.lint._command",
     "nika.check.lint.ledger",
     "nika.check.lint.native_first",
-    "nika.check.side_files",
     "nika.energy",
     "nika.netfloor",
     "nika.prices",

@@ -6,7 +6,7 @@ The layers, bottom to top, and what each may import besides itself:
 |-----------|---------------------------------------------|---------------------------------|
 | bottom    | errors, codes, canonical, masking, backoff, | bottom                          |
 |           | analyzer, bm25, netfloor, prices, energy,   |                                 |
-|           | _gc, _term, packaged                        |                                 |
+|           | _gc, _term, packaged, guarded_read          |                                 |
 | syntax    | nika.syntax.* (incl. the provider catalog)  | bottom                          |
 | stdlib    | nika.stdlib.* (the builtins' declarations)  | bottom, syntax                  |
 | decide    | nika.decide.* (the spec-11 kernel)          | bottom, syntax                  |
@@ -60,7 +60,8 @@ SRC: Final = Path(nika.__file__).resolve().parent
 
 BOTTOM: Final = frozenset(
     {"errors", "codes", "canonical", "masking", "backoff", "analyzer", "bm25", "netfloor",
-     "prices", "energy", "_gc", "_term", "packaged"}
+     "prices", "energy", "_gc", "_term", "packaged",
+     "guarded_read"}
 )
 
 _BELOW_RUN: Final = frozenset(

@@ -104,6 +104,7 @@ BUILTIN_WRITE_001: Final = _row("NIKA-BUILTIN-WRITE-001", "tool_error", False, "
 BUILTIN_WRITE_002: Final = _row("NIKA-BUILTIN-WRITE-002", "tool_error", False, "nika:write overwrite: false and the path exists")  # stdlib builtins-v0.1
 CANCEL_001: Final = _row("NIKA-CANCEL-001", "cancelled", False, "task cancelled")
 CLI_001: Final = _row("NIKA-CLI-001", "validation_error", False, "a nika run argument is unusable (a --report target that cannot be written)")  # engine addition
+CLI_002: Final = _row("NIKA-CLI-002", "validation_error", False, "a file named on the command line is not a regular file (FIFO, device, directory), is past its size bound, or standard input did not end within its deadline")  # engine addition
 CLUSTER_001: Final = _row("NIKA-CLUSTER-001", "network_error", True, "the cluster worker or node running a verb attempt died before it answered")  # engine addition
 CLUSTER_002: Final = _row("NIKA-CLUSTER-002", "network_error", False, "the driver lost (or never reached) the Ray cluster")  # engine addition
 CLUSTER_003: Final = _row("NIKA-CLUSTER-003", "validation_error", False, "the Ray executor's configuration is refused (extra not installed, bad NIKA_RAY_RESOURCES)")  # engine addition

@@ -2,7 +2,8 @@
 
 The distribution is `nika-engine` (`nika` on the index is an unrelated project); the import
 name and the command stay `nika`. Package data lives in ONE directory, `nika/data/` (the price
-and energy tables, the `nika new` templates): the wheel carries it as it stands in the source.
+and energy tables, the `nika new` templates, which the MCP server's `nika_examples` serves too):
+the wheel carries it as it stands in the source.
 """
 
 from __future__ import annotations

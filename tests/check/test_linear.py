@@ -8,8 +8,11 @@ paths these tests pin grew 64× and more.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -73,12 +76,34 @@ def undeclared(n: int) -> str:
     return f"nika: undeclared\ninputs:\n{inputs}tasks:\n  t:\n    infer: {{ prompt: '{reads}' }}\n"
 
 
+def recovery_ring(n: int) -> str:
+    """n tasks, each recovering from the next, the last from the first: one recovery cycle."""
+    rec = 'on_error: {{ recover: "${{{{ tasks.t{}.output }}}}" }}'
+    tasks = "".join(
+        f"  t{i}:\n    exec: {{ command: [x] }}\n    {rec.format((i + 1) % n)}\n" for i in range(n)
+    )
+    return f"nika: ring\npermits: {{ exec: [x] }}\ntasks:\n{tasks}"
+
+
+def closed_chain(n: int) -> str:
+    """A chain of n tasks (`after:`), its head recovering from its tail: one long cycle."""
+    tasks = "".join(
+        f"  t{i}:\n    after: {{ t{i - 1}: terminal }}\n    exec: {{ command: [x] }}\n"
+        for i in range(1, n)
+    )
+    recover = f'on_error: {{ recover: "${{{{ tasks.t{n - 1}.output }}}}" }}'
+    head = f"  t0:\n    exec: {{ command: [x] }}\n    {recover}\n"
+    return f"nika: closed\npermits: {{ exec: [x] }}\ntasks:\n{head}{tasks}"
+
+
 CASES: dict[str, tuple[Callable[[int], str], int, str | None]] = {
     "when: islands": (when_islands, 1_000, "NIKA-VAR-005"),
     "unclosed quotes": (lambda n: when_islands(n, QUOTED, per=5_000), 1_000, "NIKA-VAR-005"),
     "tasks × permit globs": (globs, 100, None),
     "dangling names": (dangling, 150, "NIKA-DAG-002"),
     "undeclared names": (undeclared, 150, "NIKA-VAR-001"),
+    "recovery ring": (recovery_ring, 150, "NIKA-DAG-004"),
+    "chain closed by a recovery": (closed_chain, 150, "NIKA-DAG-004"),
 }
 
 
@@ -99,3 +124,27 @@ def test_the_8000_island_when_of_the_issue_is_refused_with_its_codes() -> None:
     calls, verdict = work(source)
     assert {e.code for e in verdict.errors} == {"NIKA-VAR-001", "NIKA-VAR-005"}
     assert calls < 2_000_000  # measured ~1.0M; the quadratic path made over 100M
+
+
+@pytest.mark.parametrize("make", [recovery_ring, closed_chain])
+def test_nika_check_names_a_recovery_cycle_once_in_output_bounded_by_its_input(
+    tmp_path: Path, make: Callable[[int], str]
+) -> None:
+    # a 400-task ring printed 400 findings of 400 names each (quadratic): one now, bounded
+    flow = tmp_path / "ring.nika.yaml"
+    flow.write_text(make(400))
+    size = flow.stat().st_size
+    for flags in ([], ["--json"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "nika.cli", "check", *flags, str(flow)],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
+        )
+        assert done.returncode == 1, done.stderr
+        out = done.stdout + done.stderr
+        assert out.count("NIKA-DAG-004") == 1, out[:2000]
+        # the JSON verdict lists every task in its plan sections: a few times the input at most
+        assert len(out.encode()) < (3 * size if flags else size // 2)
+        assert "… 389 more → `t" in out or "--json" in flags
+    verdict = json.loads(done.stdout)
+    (finding,) = verdict["errors"]
+    assert finding["details"]["cycle"][0] == finding["details"]["cycle"][-1] == "t0"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from nika.check.composition import build_child
-from nika.check.side_files import read_capped
+from nika.guarded_read import read_capped
 from nika.journal.identity import Closure
 from nika.syntax.loader import load_document
 from nika.syntax.model import TaskId, Workflow, build_workflow

@@ -4,6 +4,7 @@ started over stdio from the project's `.nika/mcp.json`."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -183,3 +184,14 @@ def test_lock_refuses_a_server_it_cannot_list(project: Path,
     err = capsys.readouterr().err
     assert "NIKA-LOCK-001" in err and "'pins'" in err
     assert not Path(LOCK_FILE).exists()
+
+
+def test_nika_lock_refuses_a_fifo_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """`nika lock` reads its workflow through the one guarded reader: a FIFO never blocks it."""
+    monkeypatch.chdir(tmp_path)
+    fifo = tmp_path / "flow.nika.yaml"
+    os.mkfifo(fifo)
+    assert main(["lock", str(fifo)]) == 2
+    assert "NIKA-CLI-002" in capsys.readouterr().err
+    assert not (tmp_path / LOCK_FILE).exists()

@@ -116,7 +116,7 @@ def test_nika_check_and_run_refuse_mutual_recovery_before_anything_runs(tmp_path
                              text=True, timeout=60, cwd=tmp_path)
     verdict = json.loads(checked.stdout)
     assert checked.returncode == 1
-    assert [e["code"] for e in verdict["errors"]] == ["NIKA-DAG-004", "NIKA-DAG-004"]
+    assert [e["code"] for e in verdict["errors"]] == ["NIKA-DAG-004"]  # one per cycle
     assert verdict["certificate"]["terminates"] is False
     assert any("recovery cycle" in r for r in verdict["certificate"]["reasons"])
     ran = subprocess.run([*cli, "run", str(flow)], capture_output=True, text=True, timeout=60,

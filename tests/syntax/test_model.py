@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -359,3 +362,28 @@ def test_a_misspelt_field_is_one_finding_that_names_the_field(src: str, meant: s
 def test_an_unrelated_unknown_field_still_leaves_the_missing_one_reported() -> None:
     _, errors = build("nika: x\ntasks:\n  a:\n    infer: { zzz: hi }\n")
     assert sorted(e.code for e in errors) == ["NIKA-PARSE-005", "NIKA-PARSE-018"]
+
+
+@pytest.mark.parametrize("glob", ["nika:re[ad", "nika:*[", "[abc", "nika:[z-a]*", "", "!"])
+@pytest.mark.parametrize("permits", ["", "permits:\n  exec: true\n  fs: { read: ['**'] }\n"])
+def test_a_malformed_agent_tool_glob_is_a_located_parse_finding_through_the_cli(
+    tmp_path: Path, glob: str, permits: str
+) -> None:
+    # it crashed the authority rung (IMPL-001) with exec+fs permits and passed check
+    # (to fail at run) without them: the builder judges it where it stands, both verbs
+    flow = tmp_path / "g.nika.yaml"
+    flow.write_text(
+        f"nika: g\nmodel: mock/echo\n{permits}tasks:\n  a:\n    agent:\n"
+        f"      prompt: hi\n      tools: ['nika:done', {glob!r}]\n"
+    )
+    line = 5 + permits.count("\n") + 2
+    for verb in ("check", "run"):
+        done = subprocess.run(
+            [sys.executable, "-m", "nika.cli", verb, str(flow)],
+            capture_output=True, text=True, timeout=60, cwd=tmp_path, check=False,
+        )
+        assert done.returncode == 1, done.stderr
+        text = done.stdout + done.stderr
+        assert "NIKA-IMPL-001" not in text and "Traceback" not in text
+        assert f"g.nika.yaml:{line}:28 NIKA-PARSE-019" in text
+        assert f"glob {glob!r} is malformed" in text

@@ -214,3 +214,60 @@ def test_a_check_process_runs_without_the_cyclic_collector(tmp_path: Path) -> No
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
                           text=True, check=True, timeout=120)
     assert done.stderr.split() == ["False", "True"]  # `run` and `trace` keep it
+
+
+# the `nika` console entry by module, so this checkout's client (and its spawn) is the one run
+CLIENT = [sys.executable, "-c", "import sys; from nika.warm.client import main; sys.exit(main())"]
+
+
+def test_a_spawned_server_holds_none_of_the_callers_descriptors(
+    runtime: Path, tmp_path: Path
+) -> None:
+    # a server that kept an inherited pipe end open until its idle exit (minutes) kept
+    # `nika check --server … | wc -c`-style readers waiting for an end that never came
+    import select
+
+    (tmp_path / "ok.nika.yaml").write_text(TINY)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    reader, writer = os.pipe()
+    sock = Path(wire.socket_name(str(runtime / "nika")))
+    try:
+        done = subprocess.run([*CLIENT, "check", "--server", "ok.nika.yaml"], cwd=tmp_path,
+                              env=env, pass_fds=(writer,), capture_output=True, timeout=60,
+                              check=False)
+        assert done.returncode == 0, done.stderr
+        _until(lambda: sock.exists())  # the server it started is up (and would hold it)
+        os.close(writer)
+        writer = -1
+        ready, _, _ = select.select([reader], [], [], 20)
+        assert ready and os.read(reader, 1) == b""  # the end: no process holds the pipe
+    finally:
+        os.close(reader)
+        if writer >= 0:
+            os.close(writer)
+        if sock.exists():
+            sock.unlink()  # the documented way to stop it
+            _until(lambda: "stopped: its socket was removed"
+                   in sock.with_suffix(".log").read_text())
+
+
+def test_stdin_through_the_server_is_bounded_like_in_process(
+    runtime: Path, tmp_path: Path
+) -> None:
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "NIKA_STDIN_TIMEOUT": "1"}
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run([*CLIENT, "check", "--server", "-"], cwd=tmp_path, env=env,
+                              stdin=zero, capture_output=True, timeout=60, check=False)
+    assert done.returncode == 1 and b"NIKA-YAML-010" in done.stdout
+    reader, writer = os.pipe()  # never closed while the client reads: the deadline ends it
+    try:
+        stalled = subprocess.run([*CLIENT, "check", "--server", "-"], cwd=tmp_path, env=env,
+                                 stdin=reader, capture_output=True, timeout=60, check=False)
+    finally:
+        os.close(reader)
+        os.close(writer)
+    assert stalled.returncode == 2 and b"NIKA-CLI-002" in stalled.stderr
+    sock = Path(wire.socket_name(str(runtime / "nika")))
+    if sock.exists():
+        sock.unlink()
+        _until(lambda: "stopped: its socket was removed" in sock.with_suffix(".log").read_text())

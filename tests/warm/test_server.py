@@ -15,15 +15,18 @@ from nika.warm import wire
 from .conftest import Served, start_server
 
 
-def _exchange(path: Path, fields: list[bytes]) -> list[bytes] | None:
+def _exchange(path: Path, fields: list[bytes], timeout: float = 60) -> list[bytes] | None:
     import socket
 
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.settimeout(60)
+        conn.settimeout(timeout)
         conn.connect(str(path))
         conn.sendall(wire.encode(fields))
         conn.shutdown(socket.SHUT_WR)
-        return wire.decode(warm_server._read(conn))
+        chunks = []
+        while chunk := conn.recv(1 << 16):
+            chunks.append(chunk)
+        return wire.decode(b"".join(chunks))
 
 
 def _request(cwd: str, *argv: str, version: str = __version__) -> list[bytes]:
@@ -96,3 +99,82 @@ def test_the_fingerprint_sees_edits_additions_and_removals(tmp_path: Path) -> No
     assert edited != before
     (tmp_path / "pkg" / "b.py").write_text("")
     assert warm_server.fingerprint(str(tmp_path)) != edited
+
+
+def _trickle(path: Path, every: float, count: int) -> tuple[float, bool]:
+    """Send one byte of a request every `every` seconds, `count` times at most; returns the
+    seconds until the server cut the connection and whether it did."""
+    import socket
+
+    started = time.monotonic()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(30)
+        conn.connect(str(path))
+        message = wire.encode(_request("/", "check", "x"))
+        for byte in message[:count]:
+            try:
+                conn.sendall(bytes([byte]))
+                conn.settimeout(every)
+                if conn.recv(1) == b"":  # the server closed its end
+                    return time.monotonic() - started, True
+            except TimeoutError:
+                continue
+            except OSError:  # reset: cut off
+                return time.monotonic() - started, True
+    return time.monotonic() - started, False
+
+
+def test_a_trickling_client_is_cut_off_by_one_deadline_for_the_whole_request(
+    runtime: Path,
+) -> None:
+    # the timeout was per recv (10 s): a byte every 5 s held the server forever
+    served = start_server(runtime, NIKA_CHECK_SERVER_DEADLINE="1.5")
+    try:
+        spent, cut = _trickle(served.socket, every=0.3, count=30)
+        assert cut and 1.2 < spent < 5.0, spent
+    finally:
+        served.stop()
+
+
+def test_a_stuck_client_never_delays_another(served: Served, tmp_path: Path) -> None:
+    import socket
+
+    (tmp_path / "t.yaml").write_text("nika: t\ntasks:\n  a:\n    infer: { prompt: hi }\n")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stuck:
+        stuck.connect(str(served.socket))  # connected, sends nothing, never closes
+        stuck.sendall(b"\0\0")
+        started = time.monotonic()
+        answer = _exchange(served.socket, _request(str(tmp_path), "check", "t.yaml"),
+                           timeout=5)
+        assert answer is not None and answer[:2] == [wire.OK, b"0"]
+        assert time.monotonic() - started < 5  # not after the stuck one's 10 s
+
+
+def test_a_fifo_is_refused_at_once_and_the_server_serves_on(
+    served: Served, tmp_path: Path
+) -> None:
+    os.mkfifo(tmp_path / "pipe.yaml")  # no writer ever: opened to read, it blocked forever
+    answer = _exchange(served.socket, _request(str(tmp_path), "check", "pipe.yaml"), timeout=10)
+    assert answer is not None and answer[:2] == [wire.OK, b"2"]
+    assert b"NIKA-CLI-002" in answer[3] and b"a named pipe (FIFO)" in answer[3]
+    (tmp_path / "t.yaml").write_text("nika: t\ntasks:\n  a:\n    infer: { prompt: hi }\n")
+    again = _exchange(served.socket, _request(str(tmp_path), "check", "t.yaml"), timeout=10)
+    assert again is not None and again[:2] == [wire.OK, b"0"]
+
+
+def test_removing_the_socket_stops_a_server_a_client_keeps_busy(runtime: Path) -> None:
+    import threading
+
+    served = start_server(runtime)
+    busy = threading.Thread(target=_trickle, args=(served.socket, 0.5, 40), daemon=True)
+    busy.start()
+    time.sleep(0.5)
+    served.socket.unlink()
+    started = time.monotonic()
+    try:
+        assert served.proc.wait(timeout=15) == 0
+    finally:
+        served.stop()
+    assert time.monotonic() - started < 10
+    assert "its socket was removed" in served.socket.with_suffix(".log").read_text()
+    busy.join(timeout=30)

@@ -10,7 +10,7 @@ Either way the outcome depends only on the document, never on timing.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Final
 
 SUGGESTION_BUDGET: Final = 250_000
@@ -54,3 +54,14 @@ class Suggestions:
         pool, _ = self._pool(candidates)
         shown = ", ".join(f"{quote}{n}{quote}" for n in pool[:LISTED])
         return shown if len(pool) <= LISTED else f"{shown}, … ({len(pool)} in all)"
+
+
+def chain_text(members: Sequence[str], *, quote: str = "`", arrow: str = " → ") -> str:
+    """An ordered chain (a cycle's witness) in full up to `LISTED` members; a longer one as
+    its first `LISTED - 2`, how many are left out, and its last two (a closed chain's
+    witness ends in the edge that closes it) — so a finding about a 16,000-task ring stays
+    one line, not 16,000 names."""
+    named = [f"{quote}{m}{quote}" for m in members]
+    if len(named) > LISTED:
+        named = [*named[: LISTED - 2], f"… {len(named) - LISTED} more", *named[-2:]]
+    return arrow.join(named)

@@ -28,6 +28,7 @@ from typing import Any
 from nika.check._bounds import Bound, total
 from nika.check._quantities import Quantities
 from nika.check._spend import DEFAULT_MAX_TURNS, TaskSpend, assess
+from nika.check._suggest import chain_text
 from nika.check.context import CheckContext, Finding, Section
 from nika.check.energy import reading
 from nika.check.graph import EdgeKind, Graph, derive
@@ -114,11 +115,12 @@ def _totals(rows: list[TaskSpend]) -> dict[str, Any]:
 
 
 def _termination(graph: Graph, rows: list[TaskSpend]) -> tuple[bool, list[str]]:
-    failures = [f"cycle {' → '.join(cycle)}" for cycle in graph.cycles()]
+    failures = [f"cycle {chain_text(cycle, quote='')}" for cycle in graph.cycles()]
     failures += [
-        f"recovery cycle {' → '.join(cycle)}: `{edge.target}` recovers from `{edge.source}`, "
-        "which waits on it, so the recovery await never ends"
-        for edge, cycle in graph.recovery_deadlocks()
+        f"recovery cycle {chain_text(cycle, quote='')}: `{edges[0].target}` recovers from "
+        f"`{edges[0].source}`, which waits on it, so the recovery await never ends"
+        + (f" ({_more(len(edges) - 1)} on it)" if len(edges) > 1 else "")
+        for edges, cycle in graph.recovery_deadlocks()
     ]
     for row in rows:
         body = row.task.body
@@ -162,3 +164,7 @@ def _turns(row: TaskSpend) -> str:
 
 def _listing(rows: Iterable[TaskSpend], show: Callable[[TaskSpend], str]) -> str:
     return ", ".join(f"{row.task.id}: {show(row)}" for row in rows)
+
+
+def _more(n: int) -> str:
+    return f"{n} more recovery edge{'s' if n > 1 else ''}"

@@ -127,7 +127,7 @@ def _resolved(base: StrPath, target: str) -> Path | None:
 
 
 def _load(file: Path) -> tuple[Workflow | None, str]:
-    from nika.check.side_files import Unreadable, read_capped
+    from nika.guarded_read import Unreadable, read_capped
 
     source = read_capped(file, MAX_DOCUMENT_BYTES)
     if isinstance(source, Unreadable):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Final
 from nika import codes
 from nika.check._islands import exprs, whole
 from nika.check._liveness import Death, SettleShape, WhenGate, dead_tasks
+from nika.check._suggest import LISTED, chain_text
 from nika.check.context import CheckContext, Finding, Section
 from nika.check.graph import (
     PREDICATES,
@@ -140,12 +141,12 @@ def _edge_between(graph: Graph, source: TaskId, target: TaskId) -> Edge:
 
 def _cycles(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
     for cycle in graph.cycles():
-        shown = " → ".join(cycle)
+        shown = chain_text(cycle, quote="")
         hops = [_edge_between(graph, a, b) for a, b in zip(cycle, cycle[1:], strict=False)]
         declared = "; ".join(
             f"`{e.target}` {'after' if e.kind is EdgeKind.CONTROL else 'reads'} `{e.source}`"
-            for e in hops
-        )
+            for e in hops[:LISTED]
+        ) + (f"; … {len(hops) - LISTED} more" if len(hops) > LISTED else "")
         if len(cycle) == 2:
             fix = f"task `{cycle[0]}` depends on itself; remove that `with:`/`after:` entry"
         else:
@@ -161,25 +162,32 @@ def _cycles(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
 def _recovery(ctx: CheckContext, graph: Graph) -> Iterator[NikaError]:
     # 05 §recover: the resolution graph G_p ∪ E_r must be acyclic (self-recovery, recovering
     # from a downstream task, and two tasks recovering from each other are all its cycles).
-    for edge, cycle in graph.recovery_deadlocks():
+    # One finding per cycle, however many recovery edges it holds: a ring stays one line.
+    for edges, cycle in graph.recovery_deadlocks():
+        edge = edges[0]
         declaring, source = edge.target, edge.source
         if source == declaring:
             why = "itself, so the recovery would wait on the very task that failed"
         else:
-            chain = " → ".join(f"`{t}`" for t in cycle)
             why = (
                 f"`{source}`, which cannot settle before `{declaring}` does (wait chain "
-                f"{chain}: each waits on the one before it), so the recovery would wait forever"
+                f"{chain_text(cycle)}: each waits on the one before it), so the recovery "
+                "would wait forever"
             )
+        others = [f"`{e.target}` from `{e.source}`" for e in edges[1 : 1 + LISTED]]
+        if len(edges) > 1 + LISTED:
+            others.append(f"… {len(edges) - 1 - LISTED} more")
+        also = f"; the same cycle also holds {', '.join(others)}" if others else ""
         yield ctx.error(
             codes.DAG_004,
-            f"task `{declaring}` recovers from {why}; recover from a task that does not wait "
-            "on it (directly, through `with:`/`after:`, or through its own `on_error.recover:`), "
-            "or from a literal value",
+            f"task `{declaring}` recovers from {why}{also}; recover from a task that does not "
+            "wait on it (directly, through `with:`/`after:`, or through its own "
+            "`on_error.recover:`), or from a literal value",
             edge.site,
             task=declaring,
             source=source,
             cycle=list(cycle),
+            recovering=[e.target for e in edges],
         )
 
 

@@ -60,8 +60,8 @@ def _literal(ctx: CheckContext, value: Any, *, read: bool) -> Any:
 
 
 def _side_file(ctx: CheckContext, raw: str) -> Any:
-    from nika.check.side_files import Unreadable, read_capped
     from nika.decide.bundle import load
+    from nika.guarded_read import Unreadable, read_capped
 
     if not ctx.read_side_files or not raw or "\x00" in raw:
         return _UNKNOWN

@@ -268,16 +268,19 @@ class Graph:
                     queue.append(nxt)
         return ()
 
-    def recovery_deadlocks(self) -> tuple[tuple[Edge, tuple[TaskId, ...]], ...]:
-        """Every recovery edge on a cycle of the resolution graph, with its witness.
+    def recovery_deadlocks(self) -> tuple[tuple[tuple[Edge, ...], tuple[TaskId, ...]], ...]:
+        """Each cycle of the resolution graph a recovery edge lies on: its recovery edges
+        and one witness.
 
         The resolution graph is `G_p ∪ E_r` (05 §recover: a recovery await parks until its
         source settles), plus one "settles after" edge from each cleanup unit to the producer
         it unwinds (a producer settles outward only once its cleanup ran). A recovery edge
         `s → d` on a cycle of it can never resolve: `d` awaits `s` while `s` (transitively)
-        waits on `d`. The witness is the closed chain `(d, …, s, d)`, each task waiting on the
-        one before it, shortest first leg; a self-recovery's is `(d, d)`. Ordered by
-        declaring task, then source.
+        waits on `d`. One entry per strongly connected component holding such an edge (an
+        N-task recovery ring is one entry, not N, so the answer stays linear): its recovery
+        edges ordered by declaring task, then source, and the witness of the first, the
+        closed chain `(d, …, s, d)`, each task waiting on the one before it, shortest first
+        leg; a self-recovery's is `(d, d)`. Ordered by that first edge.
         """
         recovery = self.of_kind(EdgeKind.RECOVERY)
         if not recovery:
@@ -297,12 +300,17 @@ class Graph:
             for i, members in enumerate(strong_components(order, successors.__getitem__))
             for t in members
         }
-        found = [
-            (edge, (*_chain(successors, edge.target, edge.source), edge.target))
-            for edge in recovery
-            if component[edge.source] == component[edge.target]
-        ]
-        return tuple(sorted(found, key=lambda f: (f[0].target, f[0].source)))
+        stuck: dict[int, list[Edge]] = {}
+        for edge in recovery:
+            if component[edge.source] == component[edge.target]:
+                stuck.setdefault(component[edge.source], []).append(edge)
+        found = []
+        for edges in stuck.values():
+            edges.sort(key=lambda e: (e.target, e.source))
+            first = edges[0]
+            witness = (*_chain(successors, first.target, first.source), first.target)
+            found.append((tuple(edges), witness))
+        return tuple(sorted(found, key=lambda f: (f[0][0].target, f[0][0].source)))
 
     def topological_waves(self) -> tuple[tuple[TaskId, ...], ...]:
         """Kahn waves over `G_p`: wave k holds the tasks whose longest producer chain has

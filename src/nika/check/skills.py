@@ -7,7 +7,7 @@ so an ungranted path is skipped here, never read. An admitted path must exist
 (`NIKA-AGENT-003`) and open with a YAML frontmatter carrying a non-empty `name`
 and `description` (`NIKA-AGENT-004`).
 
-Opening is guarded (`_side_files.read_capped`): a path that resolves to anything but a
+Opening is guarded (`guarded_read.read_capped`): a path that resolves to anything but a
 regular file — a directory, `/dev/zero`, a FIFO — is `NIKA-AGENT-003` without a byte
 read, and a file past the 1 MiB cap is `NIKA-AGENT-004` after at most cap + 1 bytes.
 When the check must not touch the disk (`ctx.read_side_files` false: a `nika:compose`
@@ -81,7 +81,7 @@ def _skill_problem(base: StrPath, raw: str) -> tuple[str, str] | None:
     # The guarded reader (and `pathlib` under it) loads with the first skill file opened.
     from pathlib import Path
 
-    from nika.check.side_files import Unreadable, read_capped
+    from nika.guarded_read import Unreadable, read_capped
 
     data = read_capped(Path(base) / raw, MAX_SKILL_BYTES)
     if isinstance(data, Unreadable):

@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from nika import __version__
+from nika import __version__, codes
 from nika._term import printable
 from nika.cli._parser import (
     EXIT_FINDINGS,
@@ -25,28 +25,28 @@ from nika.cli._parser import (
 )
 
 
-def _read_source(name: str) -> bytes:
-    if name == "-":
-        return sys.stdin.buffer.read()
-    with open(name, "rb") as handle:
-        return handle.read()
-
-
 def _run_check(args: argparse.Namespace) -> int:
     from nika.check import check
     from nika.check.render import render_human, strict_failures, strict_section
+    from nika.errors import NikaError
+    from nika.syntax.loader import read_source
 
-    try:
-        source = _read_source(args.file)
-    except OSError as exc:
-        print(f"nika check: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.infer_permits:
-        return _infer_permits(source, args.file)
     strict = args.native_strict
     # The human view always carries the lint warnings; JSON only when asked (the door).
     lint = strict or args.lint or not args.json
-    verdict = check(source, path=None if args.file == "-" else args.file, lint=lint)
+    try:
+        source = read_source(args.file)
+    except NikaError as exc:
+        if exc.code != codes.YAML_010:  # not a regular file, or a stalled stdin: FILE class
+            print(f"nika check: {exc.code}: {printable(exc.detail)}", file=sys.stderr)
+            return EXIT_USAGE
+        from nika.check.verdict import refused
+
+        verdict = refused([exc])  # past the profile's cap: the check's own finding, unread
+    else:
+        if args.infer_permits:
+            return _infer_permits(source, args.file)
+        verdict = check(source, path=None if args.file == "-" else args.file, lint=lint)
     if args.json:
         from nika._term import json_printable
 
@@ -209,10 +209,10 @@ def _run_decide(args: argparse.Namespace) -> int:
 
     from nika._term import printable
     from nika.check.decisions import MAX_BUNDLE_BYTES
-    from nika.check.side_files import Unreadable, read_capped
     from nika.decide.bundle import load
     from nika.decide.verify import Verification, render, verify
     from nika.errors import NikaError
+    from nika.guarded_read import Unreadable, read_capped
 
     data = read_capped(Path(args.file), MAX_BUNDLE_BYTES)
     if isinstance(data, Unreadable):

@@ -31,10 +31,12 @@ def _run_trace(args: argparse.Namespace) -> int:
     elif args.file is None:
         print("nika trace: name the journal FILE, or pass --last", file=sys.stderr)
         return EXIT_USAGE
+    from nika.errors import NikaError
+
     try:
         data = read_journal(Path(args.file))
-    except OSError as exc:
-        print(f"nika trace: cannot read {args.file!r}: {exc.strerror or exc}", file=sys.stderr)
+    except NikaError as exc:  # missing, not a regular file: the FILE class
+        print(f"nika trace: {exc.code}: {printable(exc.detail)}", file=sys.stderr)
         return EXIT_USAGE
     from nika.journal.verify import HEAD_PREFIX_MIN, expand_head, is_journal
 

@@ -37,9 +37,9 @@ from typing import Any, Final
 
 from nika.canonical import canonical_bytes
 from nika.check.composition import build_child
-from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError
+from nika.guarded_read import Unreadable, read_capped
 from nika.syntax.binding import parse_sites
 from nika.syntax.expr import Reference, references
 from nika.syntax.loader import MAX_DOCUMENT_BYTES
@@ -158,7 +158,7 @@ class Reach:
 
 
 Reader = Callable[[Path, int], bytes | Unreadable]
-"""Reads one side file under a cap (`check.side_files.read_capped`, or a caching wrapper)."""
+"""Reads one side file under a cap (`guarded_read.read_capped`, or a caching wrapper)."""
 Builder = Callable[[Path, bytes], Workflow | None]
 """A child's model from its bytes, or None when it does not build (`Closure` caches it)."""
 

@@ -95,7 +95,7 @@ def _refuse(path: Path, why: str) -> NikaError:
 
 def read_lock(path: Path) -> Lock:
     """The lock at `path`, its digest verified (raises `NikaError` NIKA-LOCK-001)."""
-    from nika.check.side_files import Unreadable, read_capped
+    from nika.guarded_read import Unreadable, read_capped
     from nika.syntax.loader import load_mapping
 
     data = read_capped(path, MAX_LOCK_BYTES)
@@ -182,6 +182,7 @@ def lock_command(file: Path | None, *, mcp_config: Path | None, out: TextIO,
     its dependencies and write `nika.lock` beside it. Exit 0 written, 1 refused, 2 usage."""
     from nika._term import printable
     from nika.check import check_workflow
+    from nika.syntax.loader import read_source
     from nika.tools.mcp_registry import load_registry
 
     if file is None:
@@ -191,11 +192,10 @@ def lock_command(file: Path | None, *, mcp_config: Path | None, out: TextIO,
                       "here): nika lock FILE\n")
             return 2
         file = found[0]
-    try:
-        source = file.read_bytes()
-    except OSError as exc:
-        err.write(printable(f"nika lock: cannot read {str(file)!r}: {exc.strerror or exc}")
-                  + "\n")
+    try:  # guarded: a FIFO or device is refused, never read
+        source = read_source(str(file))
+    except NikaError as exc:
+        err.write(printable(f"nika lock: {exc.code}: {exc.detail}") + "\n")
         return 2
     checked = check_workflow(source, path=str(file))
     workflow = checked.runnable

@@ -321,8 +321,9 @@ def workflow_identity(path: Path) -> tuple[dict[str, Any], str, bytes]:
     when the check refuses it: a refused workflow has no certificate to fold)."""
     from nika.check import check_workflow
     from nika.journal.semantic import semantic_hash
+    from nika.syntax.loader import read_source
 
-    source = path.read_bytes()
+    source = read_source(str(path))  # guarded: a FIFO or device is refused, never read
     checked = check_workflow(source, path=str(path))
     verdict, workflow = checked.verdict, checked.runnable
     if workflow is None:

@@ -112,12 +112,11 @@ def load_plan(path: Path, graph: Graph, *, compat: str | None = None,
     `head` is `--head` as typed (judged by `pinned_head`), or None."""
     head = pinned_head(head) if head is not None else None
     try:
-        data = read_journal(path)
-    except OSError as exc:
-        raise _refuse(codes.RESUME_003, f"cannot read the --resume journal {str(path)!r} "
-                      f"({exc.strerror or exc}); pass the path `nika run` printed at the end "
-                      "of the run (.nika/traces/*.ndjson)", EXIT_BROKEN, journal=str(path)) \
-            from None
+        data = read_journal(path, what="the --resume journal")
+    except NikaError as exc:  # missing, or a FIFO / device / directory, never opened to block
+        raise _refuse(codes.RESUME_003, f"{exc.detail} (a --resume journal is the path "
+                      "`nika run` printed at the end of the run, .nika/traces/*.ndjson)",
+                      EXIT_BROKEN, journal=str(path)) from None
     lines = data.split(b"\n")
     first = parse_frame(lines[0]) if lines and len(lines[0]) <= MAX_LINE else None
     if first is None:

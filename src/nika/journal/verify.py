@@ -240,11 +240,16 @@ def _head_mismatch(lines: list[bytes], head: str, count: int, tip: str | None) -
                    "after it removed)")
 
 
-def read_journal(path: Path) -> bytes:
+def read_journal(path: Path, *, what: str = "the journal") -> bytes:
     """A journal's bytes, at most one byte past `MAX_FILE` (so `verify` refuses it without
-    reading more); raises OSError when it cannot be read."""
-    with path.open("rb") as handle:
-        return handle.read(MAX_FILE + 1)
+    reading more), read through the guard: raises `NikaError` (`NIKA-CLI-002`) when it cannot
+    be read or is not a regular file (a FIFO, device or directory is never opened to block)."""
+    from nika.guarded_read import Unreadable, read_capped, refusal
+
+    data = read_capped(path, MAX_FILE, head=True)
+    if isinstance(data, Unreadable):
+        raise refusal(what, str(path), data)
+    return data
 
 
 @dataclass(frozen=True, slots=True)

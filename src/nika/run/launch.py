@@ -29,7 +29,6 @@ import contextlib
 import dataclasses
 import os
 import signal
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,9 +40,9 @@ from nika import codes
 from nika._term import json_printable, printable
 from nika.agent.seams import Provider, ToolExecutor
 from nika.canonical import canonical_json, loose_json
-from nika.check import Verdict, check_workflow
+from nika.check import check_workflow
 from nika.check.capability import CODE as CAPABILITY
-from nika.check.render import render_human, render_terminal
+from nika.check.verdict import refused
 from nika.errors import NikaError
 from nika.journal.bus import EventBus, EventSink, SinkFailure
 from nika.journal.frames import UnitAttempt, WorkflowEnded
@@ -57,6 +56,7 @@ from nika.masking import Masker
 from nika.providers import resolve_provider
 from nika.run import preflight
 from nika.run._resuming import resume_answers, resume_plan
+from nika.run._said import print_failure, print_refusal
 from nika.run.children import ChildGuard
 from nika.run.nested import MAX_DEPTH, ChildFrames
 from nika.run.pause import EXIT_PAUSED, PauseRequested, child_answers
@@ -68,6 +68,7 @@ from nika.run.services import ProviderPool, RunServices
 from nika.run.signals import Stop, exit_code
 from nika.run.toolbox import Toolbox, needs_mcp
 from nika.run.values import bind_inputs, parse_var
+from nika.syntax.loader import read_source
 from nika.syntax.model import Workflow
 from nika.tools.builtins import TerminalPromptIO
 from nika.tools.mcp_registry import McpRegistry, load_registry
@@ -165,15 +166,20 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
         return EXIT_USAGE
     stdin = options.file == Path("-")  # `nika run -` reads the workflow as `nika check -` does
     try:
-        source = sys.stdin.buffer.read() if stdin else options.file.read_bytes()
-    except OSError as exc:
-        streams.err.write(f"nika run: cannot read {str(options.file)!r}: {exc.strerror or exc}\n")
+        source = read_source(str(options.file))  # guarded: never a FIFO, device, /dev/zero
+    except NikaError as exc:
+        if exc.code == codes.YAML_010:  # past the profile's cap: refused as the check says
+            print_refusal(streams.err, streams.out, options.json, options.file, refused([exc]), b"")
+            views.refused([exc])
+            return EXIT_FAILURE
+        streams.err.write(f"nika run: {exc.code}: {printable(exc.detail)}\n")
         views.refused([])
         return EXIT_USAGE
     checked = check_workflow(source, path=None if stdin else str(options.file))
     verdict, workflow = checked.verdict, checked.runnable  # the model the check judged
     if workflow is None:
-        _print_refusal(options, streams, verdict, source)
+        print_refusal(streams.err, streams.out, options.json, options.file, verdict,
+                      source)
         views.refused(verdict.errors)
         return EXIT_FAILURE
     unserved = [h for h in verdict.hints if h.code == CAPABILITY]
@@ -259,7 +265,7 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
     elif not options.json and workflow.outputs and result.state == "success":
         streams.out.write(json_printable(loose_json(mask(dict(result.outputs)))) + "\n")
     if result.state == "failure":
-        _print_failure(streams.err, result)
+        print_failure(streams.err, result)
     if journal.path is not None:
         torn = " · INCOMPLETE: a write failed" if journal.failed else ""
         streams.err.write(f"journal {_shown(journal.path)} · head {journal.head}{torn}\n")
@@ -277,21 +283,6 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
         return EXIT_FAILURE  # no signal came: the budget stopped the run (13 · cause budget)
     return {"success": EXIT_OK, "failure": EXIT_FAILURE, "cancelled": EXIT_CANCELLED,
             "paused": EXIT_PAUSED}[result.state]
-
-
-def _print_failure(err: TextIO, result: RunResult) -> None:
-    """Why the run failed, in full and whatever the output mode: each failed task's code and
-    detail, then the workflow's own error (an output contract, a run that could not go on)."""
-    for task, record in result.records.items():
-        if record.status == "failure" and record.error is not None:
-            err.write(f"nika run: task {task!r} failed: {record.error.code}: "
-                      f"{printable(record.error.detail)}\n")
-    if result.error is not None:
-        err.write(f"nika run: {result.error.code}: {printable(result.error.detail)}\n")
-    if result.output_error is not None:
-        name = result.output_error.details.get("output")
-        err.write(f"nika run: output {printable(str(name))!r} failed its contract, so no "
-                  "outputs were printed\n")
 
 
 def _force_exit(bus: EventBus, stop: Stop, workflow: Workflow) -> None:
@@ -319,18 +310,6 @@ def _shown(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
-
-
-def _print_refusal(options: RunOptions, streams: Streams, verdict: Verdict,
-                   source: bytes) -> None:
-    if options.json:
-        streams.out.write(json_printable(verdict.to_json()) + "\n")
-        return
-    if streams.err.isatty():  # a person reads it: the line, the caret, the fix
-        streams.err.write(render_terminal(verdict, str(options.file), source))
-    else:
-        streams.err.write(render_human(verdict, str(options.file)))
-    streams.err.write("nika run: the workflow was refused by the check; nothing ran\n")
 
 
 def _uses_mcp(workflow: Workflow) -> bool:
@@ -391,7 +370,7 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
                 raise NikaError(codes.SEC_003, f"child workflow {str(path)!r} nests deeper "
                                 f"than {MAX_DEPTH} levels; break the recursion",
                                 details={"workflow": str(path), "depth": depth})
-            checked = check_workflow(path.read_bytes(), path=str(path))
+            checked = check_workflow(read_source(str(path)), path=str(path))
             sub = checked.runnable
             if sub is None:
                 first = checked.verdict.errors[0]

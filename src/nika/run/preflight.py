@@ -19,6 +19,7 @@ from typing import Final
 
 from nika import codes
 from nika.errors import NikaError
+from nika.guarded_read import special_kind
 from nika.syntax.model import AgentBody, InferBody, Workflow
 from nika.syntax.providers import MISSING_API_KEY, ProviderInfo, parse_model
 from nika.tools.mcp_registry import ENV_VAR, McpRegistry, load_registry
@@ -96,6 +97,10 @@ def _report_target(path: Path, workflow: Path) -> None:
         raise _unusable(f"--report {shown!r}: its directory {str(parent)!r} does not exist; "
                         "create it first or write the report elsewhere", path)
     if path.exists():
+        kind = special_kind(path)
+        if kind in ("a named pipe (FIFO)", "a socket"):  # opened to write, it would block
+            raise _unusable(f"--report {shown!r} is {kind}, which a run's report would wait "
+                            "on forever; name a regular file", path)
         if _same_file(path, workflow):
             raise _unusable(f"--report {shown!r} is the workflow file itself; writing the "
                             "report there would destroy it — name another file", path)

@@ -19,8 +19,9 @@ from nika.check.projection import Projection, inspect_source
 from nika.errors import NikaError
 from nika.syntax.loader import MAX_DOCUMENT_BYTES
 
-EXAMPLES: Final = "data/examples"
-"""The one package-data folder of shipped examples (under `nika/`): the wheel carries it."""
+EXAMPLES: Final = "data/templates"
+"""The shipped examples are the `nika new` templates (`nika.packaged.TEMPLATES`): one folder of
+package data under `nika/`, which the wheel, `nika new` and this server share."""
 
 _FIX_BY_CATEGORY: Final = {
     "parse_error": "make the file valid under the strict YAML profile at the position the "
@@ -65,7 +66,7 @@ def read_inside(path: str, root: Path) -> bytes:
     """The bytes of the regular file `path` (relative to `root`, symlinks resolved), refused
     when it resolves outside `root` or past the document cap."""
     from nika._term import printable
-    from nika.check.side_files import Unreadable, read_capped
+    from nika.guarded_read import Unreadable, read_capped
 
     if "\x00" in path:
         raise NikaError(codes.SERVE_001, "the path holds a NUL byte; name a workflow file")

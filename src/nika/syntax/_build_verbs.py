@@ -8,6 +8,7 @@ from functools import cache
 from typing import Any, Final
 
 from nika import codes
+from nika.errors import NikaError
 from nika.syntax import fields
 from nika.syntax._shape import Shape, show
 from nika.syntax.keypath import KeyPath
@@ -340,6 +341,18 @@ def _tool_ref_ok(shape: Shape, tool: str, at: KeyPath) -> bool:
     return False
 
 
+def _tool_globs(shape: Shape, tools: tuple[str, ...], at: KeyPath, tid: TaskId) -> None:
+    """Each `agent.tools` entry compiled here, as the loop will: a malformed glob is this
+    builder's PARSE finding, never a rung's crash nor a run-time surprise."""
+    from nika.syntax.globs import Whitelist  # the glob engine, only for a task with tools
+
+    for i, entry in enumerate(tools):
+        try:
+            Whitelist.compile([entry])
+        except NikaError as exc:
+            shape.report(exc.code, f"`agent.tools` of task `{tid}`: {exc.detail}", (*at, i))
+
+
 def _agent(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> AgentBody:
     what = f"`agent:` of task `{tid}`"
     shape.closed(raw, AGENT_FIELDS, at, what)
@@ -349,6 +362,7 @@ def _agent(shape: Shape, raw: Mapping[str, Any], at: KeyPath, tid: TaskId) -> Ag
         if "tools" in raw
         else ()
     )
+    _tool_globs(shape, tools or (), (*at, "tools"), tid)
     skills = (
         shape.strings(raw["skills"], (*at, "skills"), "`agent.skills` (SKILL.md paths)")
         if "skills" in raw

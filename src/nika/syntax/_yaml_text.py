@@ -62,14 +62,21 @@ def _encode(text: str) -> bytes:
 
 def _check_size(data: bytes) -> None:
     if len(data) > MAX_DOCUMENT_BYTES:
-        raise NikaError(
-            codes.YAML_010,
-            f"the document is {len(data)} bytes, past the {MAX_DOCUMENT_BYTES}-byte (1 MiB) cap "
-            "of the Nika YAML profile: split it into smaller workflows (invoke: workflow:) "
-            "or move large payloads into files the workflow reads",
-            details={"size": len(data), "cap": MAX_DOCUMENT_BYTES},
-            location=Location(1, 1),
-        )
+        raise oversize(len(data))
+
+
+def oversize(size: int | None) -> NikaError:
+    """The profile's refusal of a document of `size` bytes (None: more than the cap, its
+    size unknown — a stream cut off one byte past it)."""
+    shown = f"{size} bytes" if size is not None else f"more than {MAX_DOCUMENT_BYTES} bytes"
+    return NikaError(
+        codes.YAML_010,
+        f"the document is {shown}, past the {MAX_DOCUMENT_BYTES}-byte (1 MiB) cap "
+        "of the Nika YAML profile: split it into smaller workflows (invoke: workflow:) "
+        "or move large payloads into files the workflow reads",
+        details={"size": size, "cap": MAX_DOCUMENT_BYTES},
+        location=Location(1, 1),
+    )
 
 
 def _check_bom(data: bytes) -> None:

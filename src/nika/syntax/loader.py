@@ -21,7 +21,7 @@ from typing import Any
 from nika._gc import gc_paused
 from nika.errors import Location
 from nika.syntax._yaml_events import parse_events
-from nika.syntax._yaml_text import MAX_DOCUMENT_BYTES, decode_source
+from nika.syntax._yaml_text import MAX_DOCUMENT_BYTES, decode_source, oversize
 from nika.syntax._yaml_tree import MAX_DEPTH, MAX_SCALAR_BYTES, Pos, build_tree
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "Document",
     "load_document",
     "load_mapping",
+    "read_source",
 ]
 
 
@@ -108,3 +109,18 @@ def load_mapping(text: str) -> dict[str, Any]:
     with gc_paused():
         root, _ = build_tree(parse_events(text.encode("utf-8", errors="replace")))
     return dict(root)
+
+
+def read_source(name: str) -> bytes:
+    """The bytes of the workflow file `name` (`-`: standard input), read through the guard
+    (`nika.guarded_read`): a FIFO, device or directory is refused before a byte is read, a
+    file past the profile's cap is `NIKA-YAML-010` before it is read, a stalled stdin is cut
+    off. Raises `NikaError` (`NIKA-CLI-002` or `NIKA-YAML-010`)."""
+    from nika.guarded_read import Unreadable, read_input, refusal
+
+    data = read_input(name, MAX_DOCUMENT_BYTES)
+    if not isinstance(data, Unreadable):
+        return data
+    if data.reason == "too_large":
+        raise oversize(data.size)
+    raise refusal("the workflow", name, data, other=", or `-` and the workflow on stdin")

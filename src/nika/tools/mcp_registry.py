@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from nika import codes
 from nika.errors import NikaError
+from nika.guarded_read import Unreadable, read_capped
 from nika.syntax.toolref import MCP_SERVER
 
 ENV_VAR: Final = "NIKA_MCP_CONFIG"
@@ -42,6 +43,8 @@ _REF_RE: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _STDIO_KEYS: Final = frozenset({"command", "args", "env", "cwd"})
 _HTTP_KEYS: Final = frozenset({"url", "headers"})
 _CODE: Final = codes.MCP_001
+REGISTRY_CAP: Final = 1 << 20
+"""The largest registry read (bytes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,13 +172,18 @@ def parse_registry(
 
 
 def _read(path: Path) -> str:
+    # guarded: a FIFO or device named by --mcp-config is refused, never opened to block
+    data = read_capped(path, REGISTRY_CAP)
     try:
-        return path.read_text(encoding="utf-8")
+        if isinstance(data, Unreadable):
+            raise OSError(data.why)
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
+        why = str(exc) if isinstance(exc, OSError) else type(exc).__name__
         raise NikaError(
             _CODE,
-            f"MCP registry {path} cannot be read ({type(exc).__name__}); check its permissions "
-            "and that it is UTF-8 JSON",
+            f"MCP registry {path} cannot be read (it {why}); check its permissions "
+            "and that it is a regular file of UTF-8 JSON",
             transient=False,
         ) from None
 

@@ -72,8 +72,12 @@ def receipt_command(action: str, target: Path, *, journal: Path | None = None,
 
 
 def _read(path: Path, cap: int) -> bytes:
-    with path.open("rb") as handle:
-        return handle.read(cap + 1)
+    from nika.guarded_read import Unreadable, read_capped, refusal
+
+    data = read_capped(path, cap, head=True)  # never a FIFO or device; the decoder judges size
+    if isinstance(data, Unreadable):
+        raise refusal("the receipt", str(path), data)
+    return data
 
 
 def _build(journal: Path, workflow: Path | None, output: Path | None, out: TextIO,

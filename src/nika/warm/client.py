@@ -43,7 +43,17 @@ def main() -> int:
 
 def warm_check(argv: list[str]) -> int:
     """`nika check` through the server, or in-process when it cannot answer."""
-    stdin = sys.stdin.buffer.read() if "-" in argv[1:] and sys.stdin is not None else None
+    stdin = None
+    if "-" in argv[1:] and sys.stdin is not None:
+        # as the CLI reads it: one byte past the document cap at most, within the deadline
+        from nika.guarded_read import STDIN, Unreadable, read_stdin, refusal
+
+        got = read_stdin(wire.MAX_STDIN)
+        if isinstance(got, Unreadable):
+            error = refusal("the workflow", STDIN, got)
+            sys.stderr.write(f"nika check: {error.code}: {error.detail}\n")
+            return 2
+        stdin = got
     answer, start = ask(argv, stdin)
     if answer is not None:
         code, out, err = answer
@@ -145,6 +155,9 @@ def spawn() -> None:
                 null = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1, 2):
                     os.dup2(null, fd)
+                # nothing the caller let it inherit: a pipe held open by a server that idles
+                # for minutes would keep `nika check … | wc -c` waiting for its end
+                os.closerange(3, os.sysconf("SC_OPEN_MAX"))
                 os.execv(sys.executable, [sys.executable, "-m", "nika.warm.server"])
         finally:
             os._exit(0)

@@ -5,11 +5,19 @@ Each request runs `nika.cli.main(argv)` in the client's working directory, with 
 client's terminal width and output encodings, stdout and stderr captured as bytes; the check
 reads files afresh every time and keeps no state between requests but pure caches.
 
+A request never wedges it. Each connection is read on its own thread under one deadline for
+the whole request (`REQUEST_DEADLINE_S`, not per `recv`: a client trickling a byte every few
+seconds is cut off), so a slow client never delays another; the checks themselves take
+turns (the working directory and the standard streams are the process's), each bounded: the
+CLI reads every file through the guard (a FIFO or device is refused, never opened to block)
+and its input is capped. At most `MAX_CLIENTS` connections are served at once; one more is
+declined (its client checks in-process).
+
 It never outlives its welcome silently. It exits, and says why in `check-<id>.log` beside
 its socket, when:
 - no request came for `NIKA_CHECK_SERVER_IDLE` seconds (600 by default);
-- its socket file was removed or replaced (looked at every `TICK_S` seconds): `rm` the
-  socket to stop it;
+- its socket file was removed or replaced (looked at every `TICK_S` seconds, busy or
+  not): `rm` the socket to stop it;
 - a request came from another nika version or protocol, or the installed source changed
   since it started: it answers `STALE` and the client starts a fresh server;
 - it got SIGTERM, SIGINT or SIGHUP.
@@ -25,6 +33,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 from typing import TextIO
 
@@ -35,8 +44,11 @@ IDLE_S = 600.0
 """How long a server waits for a request before it exits."""
 TICK_S = 2.0
 """How often an idle server looks at its socket file."""
-READ_TIMEOUT_S = 10.0
-"""How long a server waits for a connected client's request (and to send its answer)."""
+REQUEST_DEADLINE_S = 10.0
+"""How long a connected client has to send its whole request (and to take the answer);
+`NIKA_CHECK_SERVER_DEADLINE` overrides it."""
+MAX_CLIENTS = 16
+"""Connections served at once; one more is declined."""
 LOCK_WAIT_S = 3.0
 """How long a starting server waits for a stale one to let go of the lock."""
 LOG_CAP = 1 << 16
@@ -52,10 +64,8 @@ class _Stop(BaseException):
 
 def main() -> int:
     """Serve until idle, stale, displaced or signalled; returns the exit code."""
-    try:
-        idle = float(os.environ.get("NIKA_CHECK_SERVER_IDLE", IDLE_S))
-    except ValueError:
-        idle = IDLE_S
+    idle = _seconds("NIKA_CHECK_SERVER_IDLE", IDLE_S)
+    deadline = _seconds("NIKA_CHECK_SERVER_DEADLINE", REQUEST_DEADLINE_S)
     directory = wire.runtime_dir(create=True)
     if directory is None:
         return 1
@@ -64,7 +74,14 @@ def main() -> int:
     with open(f"{stem}.lock", "a") as lock:
         if not _locked(lock):
             return 0  # another server of this installation serves
-        return Server(path, f"{stem}.log", idle).serve()
+        return Server(path, f"{stem}.log", idle, deadline).serve()
+
+
+def _seconds(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
 
 
 def _locked(lock: TextIO) -> bool:
@@ -98,10 +115,17 @@ def fingerprint(root: str) -> tuple[int, int]:
 class Server:
     """One listening socket and its lifetime (see the module docstring)."""
 
-    def __init__(self, path: str, log: str, idle: float) -> None:
-        self.path, self.log_path, self.idle = path, log, idle
+    def __init__(self, path: str, log: str, idle: float,
+                 deadline: float = REQUEST_DEADLINE_S) -> None:
+        self.path, self.log_path, self.idle, self.deadline = path, log, idle, deadline
         self.key = fingerprint(wire.package_dir())
         self.inode = 0
+        self.turn = threading.Lock()  # one check at a time: cwd and streams are global
+        self.slots = threading.BoundedSemaphore(MAX_CLIENTS)
+        self.busy = 0  # connections being served (under `state`)
+        self.last = time.monotonic()  # when the last one ended (under `state`)
+        self.stale = threading.Event()
+        self.state = threading.Lock()
 
     def serve(self) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -138,42 +162,64 @@ class Server:
         return listener
 
     def _loop(self, listener: socket.socket) -> str:
-        last = time.monotonic()
+        looked = self.last = time.monotonic()  # idle from the first moment it listens
         while True:
-            left = self.idle - (time.monotonic() - last)
+            now = time.monotonic()
+            if self.stale.is_set():
+                return "stale: a request from another nika version, or the source changed"
+            with self.state:
+                left = self.idle - (now - self.last) if self.busy == 0 else self.idle
             if left <= 0:
                 return f"idle for {self.idle:g} s"
+            if now - looked >= TICK_S:  # busy or not: a stream of clients never hides it
+                looked = now
+                if not self._ours():
+                    return "its socket was removed or replaced"
             listener.settimeout(min(TICK_S, left))
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
-                if not self._ours():
-                    return "its socket was removed or replaced"
                 continue
+            if not self.slots.acquire(blocking=False):
+                with conn:  # every slot taken: this client checks in-process
+                    _send(conn, [wire.DECLINED, b"", b"", b""], time.monotonic() + 1.0)
+                continue
+            with self.state:
+                self.busy += 1
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        try:
             with conn:
-                status = self.answer(conn)
-            last = time.monotonic()
-            if status == wire.STALE:
-                return "stale: a request from another nika version, or the source changed"
+                if self.answer(conn) == wire.STALE:
+                    self.stale.set()
+        finally:
+            with self.state:
+                self.busy -= 1
+                self.last = time.monotonic()
+            self.slots.release()
 
     def answer(self, conn: socket.socket) -> bytes | None:
         """Read one request, answer it; returns the status sent (None: nothing was)."""
-        conn.settimeout(READ_TIMEOUT_S)
+        deadline = time.monotonic() + self.deadline
         try:
-            fields = wire.decode(_read(conn))
-        except OSError:
+            fields = wire.decode(_read(conn, deadline))
+        except OSError:  # the deadline passed, the request was too large, the client left
             return None
         if fields is None or len(fields) < 9 or fields[8] != b"check":
             # the header, then argv from "check": a check server runs no other command
-            return _send(conn, [wire.DECLINED, b"", b"", b""])
+            return _send(conn, [wire.DECLINED, b"", b"", b""], deadline)
         if fields[:2] != [wire.PROTOCOL, __version__.encode()] \
                 or fingerprint(wire.package_dir()) != self.key:
-            return _send(conn, [wire.STALE, b"", b"", b""])
+            return _send(conn, [wire.STALE, b"", b"", b""], deadline)
         try:
-            code, out, err = run(fields[2:])
+            with self.turn:
+                code, out, err = run(fields[2:])
         except Exception:  # the client checks in-process, where the same fault shows
-            return _send(conn, [wire.DECLINED, b"", b"", b""])
-        return _send(conn, [wire.OK, str(code).encode(), out, err])
+            return _send(conn, [wire.DECLINED, b"", b"", b""], deadline)
+        # the answer gets its own window: a queue of checks ahead must not eat it
+        return _send(conn, [wire.OK, str(code).encode(), out, err],
+                     time.monotonic() + self.deadline)
 
     def _ours(self) -> bool:
         try:
@@ -207,19 +253,28 @@ def _warm() -> None:
     check(TINY, lint=True)
 
 
-def _read(conn: socket.socket) -> bytes:
+def _read(conn: socket.socket, deadline: float) -> bytes:
+    """The whole request, by `deadline` (one bound for all of it, however it trickles)."""
     chunks: list[bytes] = []
     size = 0
-    while chunk := conn.recv(1 << 16):
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive within its deadline")
+        conn.settimeout(left)
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            return b"".join(chunks)
         size += len(chunk)
         if size > wire.MAX_MESSAGE:
             raise OSError("request too large")
         chunks.append(chunk)
-    return b"".join(chunks)
 
 
-def _send(conn: socket.socket, fields: list[bytes]) -> bytes:
+def _send(conn: socket.socket, fields: list[bytes], deadline: float) -> bytes:
+    """Send `fields` by `deadline` (sendall's timeout bounds the whole send)."""
     with contextlib.suppress(OSError):  # the client gave up: it checks in-process
+        conn.settimeout(max(deadline - time.monotonic(), 0.001))
         conn.sendall(wire.encode(fields))
     return fields[0]
 

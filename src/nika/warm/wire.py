@@ -29,6 +29,10 @@ check raised): the client checks in-process."""
 MAX_MESSAGE: Final = 256 << 20
 """No message is longer (a request carries the workflow when it comes on stdin)."""
 
+MAX_STDIN: Final = (1 << 20) + 1
+"""The most of standard input a client reads: one byte past the 1 MiB document cap, enough
+for the check to refuse a longer workflow (`NIKA-YAML-010`) as the in-process CLI does."""
+
 SWITCH: Final = "NIKA_CHECK_SERVER"
 """`1` makes every `nika check` use the warm server (as `--server` does)."""
 

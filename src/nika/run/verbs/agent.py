@@ -17,9 +17,9 @@ from nika import codes
 from nika.agent.loop import run_agent
 from nika.agent.seams import AgentObserver, ToolDefinition, ToolExecutor, ToolResult
 from nika.agent.spec import AgentSpec
-from nika.check.side_files import Unreadable, read_capped
 from nika.check.skills import MAX_SKILL_BYTES
 from nika.errors import NikaError, task_error
+from nika.guarded_read import Unreadable, read_capped
 from nika.journal.frames import TaskNotes, UnitAttempt
 from nika.run.events import AgentFrames
 from nika.run.services import EffectGate, RunServices, servers_down

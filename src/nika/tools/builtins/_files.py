@@ -3,7 +3,7 @@
 A builtin never blocks the run. Disk work runs in a worker thread (`offload`) that watches a
 stop event: when the task times out or is cancelled, the event is set, the work ends at its
 next chunk or file, and the cancellation goes on — `timeout:` really cancels. Reads go through
-the check's guarded reader (`check.side_files.read_capped`): a FIFO, device, socket or
+the check's guarded reader (`guarded_read.read_capped`): a FIFO, device, socket or
 directory is refused before it is opened (and a swap after the `stat` cannot block: the open
 is non-blocking), and a file larger than the cap is refused before a byte is read.
 
@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final, TypeVar
 
-from nika.check.side_files import Unreadable, read_capped, special_kind
 from nika.errors import NikaError
+from nika.guarded_read import Unreadable, read_capped, special_kind
 from nika.media.assets import atomic_write
 from nika.tools.builtins._base import fail
 from nika.tools.builtins._paths import FsPath

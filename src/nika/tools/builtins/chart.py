@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from nika import codes
 from nika.canonical import canonical_bytes
-from nika.check.side_files import special_kind
+from nika.guarded_read import special_kind
 from nika.stdlib.media import CHART
 from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import offload, read_bytes

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from nika import codes
-from nika.check.side_files import Unreadable, read_capped
+from nika.guarded_read import Unreadable, read_capped
 from nika.stdlib.files import GREP
 from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import MIB, offload

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from nika import codes
-from nika.check.side_files import special_kind
+from nika.guarded_read import special_kind
 from nika.media import png
 from nika.media.assets import Written, sha256_hex, write_asset
 from nika.media.image_fx import FxError, Render, render
