@@ -104,7 +104,11 @@ def test_an_english_only_model_reads_latin_script_only(
     )
     assert chinese == arabic == [0.0] * 384
     assert math.isclose(math.fsum(x * x for x in accented), 1.0, rel_tol=1e-5)
-    assert latin == embedder.embed(["weather in Paris"])[0]  # a batch changes no vector
+    # A batch moves a vector by float32 noise only (torch's kernels differ with the batch's
+    # shape; the router embeds the same texts in the same batches every run, so its bytes
+    # repeat): never by more than 1e-6 in any component.
+    alone = embedder.embed(["weather in Paris"])[0]
+    assert all(math.isclose(a, b, abs_tol=1e-6) for a, b in zip(latin, alone, strict=True))
 
 
 def test_a_non_latin_request_is_ranked_by_bm25_alone(
