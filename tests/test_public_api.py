@@ -49,7 +49,9 @@ def test_every_exported_name_resolves() -> None:
 def test_version_matches_the_distribution() -> None:
     from importlib.metadata import version
 
-    assert nika.__version__ == version("nika")
+    from nika.packaged import DISTRIBUTION
+
+    assert nika.__version__ == version(DISTRIBUTION)
 
 
 def test_importing_nika_stays_light() -> None:
