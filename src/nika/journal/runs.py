@@ -187,21 +187,24 @@ def sweep(directory: Path, policy: Policy, now_ns: int, keep: Iterable[Path] = (
     and retention never stops a run."""
     entries = runs(directory)
     doomed = collect(entries, policy, now_ns, keep)
-    removed: dict[Reason, int] = {}
+    removed: dict[Path, Reason] = {}
     for path, reason in doomed.items():
         try:
             path.unlink()
         except OSError:
             continue
-        removed[reason] = removed.get(reason, 0) + 1
+        removed[path] = reason
     if not removed:
         return None
-    kept = [e for e in entries if e.path.exists()]
-    size = sum(e.size for e in kept)
-    why = " · ".join(f"{n} {reason}" for reason, n in sorted(removed.items()))
-    return (f"trace gc · removed {sum(removed.values())} ({why}) · kept {len(kept)} · "
-            f"{_megabytes(size)}")
+    kept = [e for e in entries if e.path not in removed]
+    counts: dict[Reason, int] = {}
+    for reason in removed.values():
+        counts[reason] = counts.get(reason, 0) + 1
+    why = " · ".join(f"{n} {reason}" for reason, n in sorted(counts.items()))
+    return (f"trace gc · removed {len(removed)} ({why}) · kept {len(kept)} · "
+            f"{size_text(sum(e.size for e in kept))}")
 
 
-def _megabytes(size: int) -> str:
+def size_text(size: int) -> str:
+    """A journal size for a person: `12KB`, `41.0MB` (the GC line and `nika trace ls`)."""
     return f"{size / (1 << 20):.1f}MB" if size >= 1 << 20 else f"{size // 1024}KB"

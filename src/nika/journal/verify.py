@@ -31,6 +31,7 @@ unknown members, field keys and kinds are tolerated (the additive law).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -295,6 +296,8 @@ def read_frames(data: bytes) -> Iterator[Frame]:
             yield _frame(n, _kind(raw), raw)
 
 
+_OPENS_OBJECT: Final = re.compile(rb"\s*\{")
+
 HEAD_PREFIX_MIN: Final = 12
 """The shortest head a display command takes (`trace verify|show --head`): the README and the
 run's last line print heads whole, people paste the first 12 hex digits. `--resume --head`
@@ -309,8 +312,8 @@ def expand_head(data: bytes, prefix: str) -> str:
         return prefix
     found = prefix
     for line in data[:MAX_FILE].split(b"\n"):
-        if line and line_hash(line).startswith(prefix):
-            found = line_hash(line)
+        if line and (full := line_hash(line)).startswith(prefix):
+            found = full
     return found
 
 
@@ -318,4 +321,4 @@ def is_journal(data: bytes) -> bool:
     """Whether `data` reads as a journal at all: it opens a JSON object. A journal whose frames
     were edited still does (the walk calls it forged); a workflow file or an empty one does
     not."""
-    return data.lstrip()[:1] == b"{"
+    return _OPENS_OBJECT.match(data) is not None  # a match, not a stripped copy of the file

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from nika._term import printable
-from nika.journal.runs import RunEntry
+from nika.journal.runs import RunEntry, size_text
 
 
 def render(entries: Sequence[RunEntry], base: Path) -> list[str]:
@@ -28,7 +28,7 @@ def render(entries: Sequence[RunEntry], base: Path) -> list[str]:
         lines.append(
             f"{mark} {started:<20} {printable(entry.workflow or '?'):<24} {printable(outcome):<11} "
             f"{_duration(entry.duration_ms):>9} {_cost(entry.cost_usd):>10} "
-            f"{_size(entry.size):>8}  {printable(_shown(entry.path, base))}")
+            f"{size_text(entry.size):>8}  {printable(_shown(entry.path, base))}")
     return lines
 
 
@@ -40,10 +40,6 @@ def _duration(ms: int | None) -> str:
 
 def _cost(usd: float | None) -> str:
     return "unpriced" if usd is None else f"${usd:.4f}"
-
-
-def _size(size: int) -> str:
-    return f"{size / (1 << 20):.1f} MB" if size >= 1 << 20 else f"{max(1, size // 1024)} KB"
 
 
 def _shown(path: Path, base: Path) -> str:
