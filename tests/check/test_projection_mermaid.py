@@ -15,24 +15,15 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.remote.webdriver import WebDriver
+from tests._browser import chromium
 from tests._corpus import ROOT, corpus
 
 from nika.check._mermaid import render_mermaid
 from nika.check.projection import inspect_source
 from nika.cli import main
 
-CHROMIUM: Final = Path("/usr/bin/chromium")
-CHROMEDRIVER: Final = Path("/usr/bin/chromedriver")
 MERMAID: Final = ROOT / ".nika" / "npm" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
-FLAGS: Final = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--window-size=1300,1000",
-)
 # Renders each diagram in turn and reports, per diagram, the error or what the SVG holds.
 RENDER_ALL: Final = """
 const [diagrams, done] = arguments;
@@ -56,22 +47,13 @@ done(out);
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER, MERMAID) if not p.exists()]
-    assert not missing, f"{missing} not installed: `make install-dev` installs them"
     page = tmp_path_factory.mktemp("mermaid") / "page.html"
     page.write_text(f'<!doctype html><meta charset="utf-8"><script src="{MERMAID.as_uri()}">'
                     "</script><body></body>", encoding="utf-8")
-    options = Options()
-    options.binary_location = str(CHROMIUM)
-    for flag in (*FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_script_timeout(120)
-    try:
+    with chromium(tmp_path_factory, "--window-size=1300,1000", needs=(MERMAID,)) as driver:
+        driver.set_script_timeout(120)
         driver.get(page.as_uri())
         yield driver
-    finally:
-        driver.quit()
 
 
 def _render(browser: WebDriver, diagrams: list[str]) -> list[dict[str, Any]]:

@@ -6,42 +6,24 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Final
 
 import defusedxml.ElementTree as ET
 import pytest
 from PIL import Image
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.remote.webdriver import WebDriver
+from tests._browser import chromium
 from tests.media._chart_cases import CASES, GOLDEN
 
-CHROMIUM: Final = Path("/usr/bin/chromium")
-CHROMEDRIVER: Final = Path("/usr/bin/chromedriver")
-FLAGS: Final = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--window-size=1000,800", "--force-device-scale-factor=1", "--hide-scrollbars",
-)
 NS: Final = "{http://www.w3.org/2000/svg}"
 RGB = tuple[int, int, int]
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
-    assert not missing, f"{missing} not installed: `make test` installs chromium chromium-driver"
-    options = Options()
-    options.binary_location = str(CHROMIUM)
-    for flag in (*FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
+    with chromium(tmp_path_factory, "--window-size=1000,800", "--force-device-scale-factor=1",
+                  "--hide-scrollbars") as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _shot(browser: WebDriver, name: str) -> Image.Image:
