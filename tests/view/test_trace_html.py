@@ -13,7 +13,8 @@ from tests.journal._journals import chained_journal, run_journal
 
 from nika.cli import main
 from nika.journal.verify import read_frames, verify
-from nika.view.trace_html import FOLD_AT, render_html
+from nika.view._page import FOLD_AT
+from nika.view.trace_html import render_html
 
 
 class Page(HTMLParser):
@@ -69,8 +70,8 @@ def test_the_page_fetches_nothing_and_runs_only_its_own_script(journal: Path) ->
 def test_verdict_tasks_and_turns_are_laid_out(journal: Path) -> None:
     page = Page(_page(journal))
     assert page.tags[page.tags.index(("body", {})) + 1] == (
-        "header", {"id": "verdict", "class": "v-clean"})  # the verdict heads the page
-    assert "CLEAN" in page.text
+        "header", {"id": "outcome", "class": "o-success"})  # the outcome heads the page
+    assert page.having("v-clean", "span") and "CLEAN" in page.text  # the verdict beside it
     assert len(page.having("trow", "div")) == 3  # one timeline row per task
     links = [a["href"] for t, a in page.tags if re.fullmatch(r"#t\d+", a.get("href", ""))]
     assert links == ["#t0", "#t1", "#t2"]  # each row links to its task's section
@@ -91,6 +92,7 @@ def test_verdict_tasks_and_turns_are_laid_out(journal: Path) -> None:
     assert "recovered by on_error from NIKA-AGENT-006" in body
     assert re.search(r"Stalled.*5 times", body)
     assert " 5 turns · " in body and " 1 turn · " in body  # the count agrees with its noun
+    assert "mock(echo) · Say hello." in body  # the infer task's output, as its value
 
 
 def _hostile_journal(tmp_path: Path) -> Path:
@@ -138,7 +140,7 @@ def test_the_cli_writes_the_page_and_exits_by_the_chain_verdict(
     forged.write_bytes(b"\n".join(lines))
     assert main(["trace", "show", str(forged), "--html", str(out)]) == 2  # as the text view
     page = Page(out.read_text(encoding="utf-8"))
-    assert page.having("v-forged", "header") and "FORGED" in page.text
+    assert page.having("v-forged", "span") and "FORGED" in page.text
 
     assert main(["trace", "show", str(journal), "--html", str(tmp_path / "no" / "x.html")]) == 2
     assert "cannot write" in capsys.readouterr().err
