@@ -61,8 +61,9 @@ minmax(0,1fr) 5.5em 5.5em 6.5em 8em minmax(0,2fr)}
 .track{position:relative;height:12px;background:var(--bg)}
 .bar{position:absolute;top:1px;bottom:1px;min-width:2px;background:#54aeff}
 .bar.s-failure{background:var(--bad)}.bar.s-skipped,.bar.s-cancelled{background:#afb8c1}
-.task{margin-top:8px}
+.task{margin-top:8px}#timeline{margin-bottom:16px}
 .plain{display:flex;flex-wrap:wrap;gap:0 10px;align-items:baseline;margin-top:2px}
+.plain>.values{flex-basis:100%}
 .err{border-left:4px solid var(--bad);background:#ffebe9;padding:6px 10px;margin:6px 0;
 overflow-wrap:anywhere}
 .strip{display:flex;flex-wrap:wrap;gap:1px;margin:6px 0}

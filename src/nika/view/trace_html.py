@@ -282,7 +282,7 @@ def _timeline(view: TraceView, tasks: list[TaskView]) -> str:
 
 
 def _outputs(view: TraceView) -> str:
-    if not view.values:
+    if not view.values or view.values == {"outputs": {}}:  # none declared
         return ""
     return f"<section id=outputs><h2>Workflow outputs</h2>{values(view.values)}</section>"
 
