@@ -21,6 +21,7 @@ from nika.journal.bus import EventSink, SinkFailure
 from nika.journal.records import RunResult
 from nika.masking import Masker
 from nika.run.launch import RunOptions, Streams, run_command
+from nika.view.console import Console
 
 LINE = re.compile(r"^journal (\S+\.ndjson) · head ([0-9a-f]{64})$", re.MULTILINE)
 
@@ -84,8 +85,6 @@ def test_a_crash_after_the_run_still_names_its_journal_once(tmp_path: Path) -> N
 
 
 def test_a_settled_run_names_its_journal_once(tmp_path: Path) -> None:
-    from nika.view.console import Console
-
     source = tmp_path / "flow.nika.yaml"
     source.write_text(QUICK)
     err = io.StringIO()

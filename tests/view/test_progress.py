@@ -4,6 +4,7 @@ and none when not asked for on a pipe. A declared secret reaches no line."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -11,7 +12,13 @@ import sys
 from pathlib import Path
 from typing import Final
 
+from rich.console import Console
+
 import nika
+from nika.agent.observe import BudgetCheckpoint, Nudged, ToolCompleted, TurnStarted
+from nika.journal.bus import RunEvent
+from nika.journal.frames import AgentStep, TaskEnded, UnitAttempt
+from nika.view._turns import TurnLines
 
 SECRET: Final = "s3cr3t-tok-42"
 FLOW: Final = """\
@@ -73,3 +80,31 @@ def test_no_turn_lines_on_a_pipe_unless_asked(tmp_path: Path) -> None:
     done = _run(tmp_path)
     assert done.returncode == 0, done.stderr
     assert "✓ draft" in done.stderr and "↳" not in done.stderr
+
+
+def test_turn_lines_name_the_item_and_attempt_and_an_error_streak() -> None:
+    out = io.StringIO()
+    lines = TurnLines(Console(file=out, width=40, highlight=False))
+    item = UnitAttempt("scan", iteration=2, attempt=2)
+    other = UnitAttempt("scan", iteration=3)
+    events = [
+        (item, TurnStarted(seq=1, turn=1)),
+        (other, TurnStarted(seq=2, turn=1)),
+        (item, BudgetCheckpoint(seq=3, turn=1, turns_used=1, max_turns=4,
+                                tokens_used=12_345, max_tokens_total=50_000)),
+        *[(item, ToolCompleted(seq=4 + n, turn=1, call_id=f"c{n}", name="nika:read",
+                               source="builtin", is_error=True, duration_ms=1.0,
+                               result_bytes=0)) for n in range(2)],
+        (item, Nudged(seq=6, turn=1, reason="error_streak", period=1, repeats=3)),
+    ]
+    for n, (unit, event) in enumerate(events):
+        lines.emit(RunEvent(n, AgentStep(task="scan", unit=unit, event=event), n))
+    lines.emit(RunEvent(9, TaskEnded(task="scan", status="success", duration_ms=1,
+                                     attempts=1, outcome="{}"), 9))
+    lines.close()
+    said = [line.strip() for line in out.getvalue().splitlines()]
+    assert said == [
+        "↳ scan[2] (attempt 2) · turn 1/4 · nika:read ✗ ×2 · tokens 12,345/50,000 · "
+        "nudge: every tool call failed, 3 turns in a row",
+        "↳ scan[3] · turn 1/? · no tool call · tokens ?/∞",  # the task ended mid-turn
+    ]

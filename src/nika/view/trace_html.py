@@ -72,7 +72,7 @@ def _meter(used: int | None, cap: int | None, peak: int = 0) -> str:
 def _tokens(turn: Turn) -> str:
     if turn.input_tokens is None and turn.output_tokens is None:
         return '<span class="unrec">tokens unrecorded</span>'
-    return f"{e(turn.input_tokens)}→{e(turn.output_tokens)} tok"
+    return f"{num(turn.input_tokens)}→{num(turn.output_tokens)} tok"
 
 
 def _model_call(turn: Turn) -> str:
