@@ -141,6 +141,7 @@ def test_the_cli_writes_the_page_and_exits_by_the_chain_verdict(
     assert main(["trace", "show", str(forged), "--html", str(out)]) == 2  # as the text view
     page = Page(out.read_text(encoding="utf-8"))
     assert page.having("v-forged", "span") and "FORGED" in page.text
+    assert "(claimed by a journal whose chain does not verify)" in page.text
 
     assert main(["trace", "show", str(journal), "--html", str(tmp_path / "no" / "x.html")]) == 2
     assert "cannot write" in capsys.readouterr().err

@@ -226,6 +226,8 @@ def headline(view: TraceView) -> str:
     elif state == "paused" and view.message is not None:
         why = e(view.message)
     v = view.verdict
+    if not v.walks:  # a broken chain: the outcome is only what its lines claim
+        why += " <small>(claimed by a journal whose chain does not verify)</small>"
     rest = v.render().partition(" · ")[2]
     findings = "".join(f"<br>{e(f)}" for f in v.findings[1:])
     return (f"<header id=outcome class=o-{state or 'unknown'}><span class=badge>{word}</span>"
