@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -157,6 +158,9 @@ def test_a_second_signal_forces_the_exit_without_waiting_for_teardown(
         started.proc.send_signal(signal.SIGTERM)
         assert started.proc.wait(timeout=60) == 143
         assert not (tmp_path / "report.json").exists()  # forced: it did not wait to write it
+        said = (tmp_path / "stderr.txt").read_text(encoding="utf-8")
+        named = re.search(r"^journal (\S+\.ndjson) · head [0-9a-f]{64}$", said, re.MULTILINE)
+        assert named is not None and tmp_path / named[1] == started.journal()  # still said
         _wait(started.children_gone, "the watchdog to take the stubborn server down",
               timeout=30)
         verdict = _verify(started.journal(), capsys)

@@ -13,7 +13,8 @@ from tests.journal._journals import chained_journal, run_journal
 
 from nika.cli import main
 from nika.journal.verify import read_frames, verify
-from nika.view.trace_html import FOLD_AT, render_html
+from nika.view._page import FOLD_AT, values
+from nika.view.trace_html import render_html
 
 
 class Page(HTMLParser):
@@ -69,8 +70,8 @@ def test_the_page_fetches_nothing_and_runs_only_its_own_script(journal: Path) ->
 def test_verdict_tasks_and_turns_are_laid_out(journal: Path) -> None:
     page = Page(_page(journal))
     assert page.tags[page.tags.index(("body", {})) + 1] == (
-        "header", {"id": "verdict", "class": "v-clean"})  # the verdict heads the page
-    assert "CLEAN" in page.text
+        "header", {"id": "outcome", "class": "o-success"})  # the outcome heads the page
+    assert page.having("v-clean", "span") and "CLEAN" in page.text  # the verdict beside it
     assert len(page.having("trow", "div")) == 3  # one timeline row per task
     links = [a["href"] for t, a in page.tags if re.fullmatch(r"#t\d+", a.get("href", ""))]
     assert links == ["#t0", "#t1", "#t2"]  # each row links to its task's section
@@ -91,6 +92,7 @@ def test_verdict_tasks_and_turns_are_laid_out(journal: Path) -> None:
     assert "recovered by on_error from NIKA-AGENT-006" in body
     assert re.search(r"Stalled.*5 times", body)
     assert " 5 turns · " in body and " 1 turn · " in body  # the count agrees with its noun
+    assert "mock(echo) · Say hello." in body  # the infer task's output, as its value
 
 
 def _hostile_journal(tmp_path: Path) -> Path:
@@ -138,7 +140,90 @@ def test_the_cli_writes_the_page_and_exits_by_the_chain_verdict(
     forged.write_bytes(b"\n".join(lines))
     assert main(["trace", "show", str(forged), "--html", str(out)]) == 2  # as the text view
     page = Page(out.read_text(encoding="utf-8"))
-    assert page.having("v-forged", "header") and "FORGED" in page.text
+    assert page.having("v-forged", "span") and "FORGED" in page.text
+    assert "(claimed by a journal whose chain does not verify)" in page.text
 
     assert main(["trace", "show", str(journal), "--html", str(tmp_path / "no" / "x.html")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def _html(tmp_path: Path, frames: list[tuple[str, dict[str, object]]]) -> str:
+    return _page(chained_journal(tmp_path / "j.ndjson", frames))
+
+
+def _shown(html: str, start: str) -> str:
+    """The text of the element opened by `start` (up to its first `</div>`), tags dropped."""
+    inner = html[html.index(start) + len(start):]
+    return re.sub(r"<[^>]+>", "", inner[:inner.index("</div>")])
+
+
+def test_totals_count_every_verb_and_price_what_the_table_prices(tmp_path: Path) -> None:
+    html = _html(tmp_path, [
+        ("workflow_started", {"workflow": "w", "tasks": 2}),
+        ("cost_incurred", {"task": "ask", "model": "openai/gpt-4o", "input_tokens": 1000,
+                           "output_tokens": 500}),
+        ("task_completed", {"task": "ask", "status": "success", "output": '"fine"'}),
+        ("cost_incurred", {"task": "local", "model": "ollama/llama3", "input_tokens": 10,
+                           "output_tokens": 20}),
+        ("task_completed", {"task": "local", "status": "success"}),
+        ("workflow_completed", {"state": "success"}),
+    ])
+    totals = _shown(html, "id=totals>")
+    # Two infer calls and no agent: their tokens, not 0; gpt-4o at $2.50/$10.00 per million;
+    # the local call is neither $0 nor hidden.
+    assert "model calls 2" in totals and "tokens 1,530 (1,010 in · 520 out)" in totals
+    assert "cost $0.007500 + 1 unpriced" in totals
+    assert "<pre>fine</pre>" in html  # ask's output, decoded from its JSON text
+
+
+def test_a_one_infer_run_has_its_tokens_and_an_unpriced_cost(tmp_path: Path) -> None:
+    totals = _shown(_html(tmp_path, [
+        ("workflow_started", {"workflow": "w", "tasks": 1}),
+        ("cost_incurred", {"task": "a", "model": "mock/echo", "input_tokens": 3,
+                           "output_tokens": 6}),
+        ("task_completed", {"task": "a", "status": "success"}),
+        ("workflow_completed", {"state": "success"}),
+    ]), "id=totals>")
+    assert "tokens 9 (3 in · 6 out)" in totals
+    assert "cost unpriced" in totals and "$" not in totals
+
+
+@pytest.mark.parametrize(("end", "fields", "badge", "said"), [
+    ("workflow_failed", {"state": "failure"}, "FAILURE", "NIKA-EXEC-001 exit 3"),
+    ("workflow_failed", {"state": "failure", "error": {"code": "NIKA-RUN-002",
+                                                        "detail": "outputs broke"}},
+     "FAILURE", "NIKA-RUN-002 outputs broke"),
+    ("workflow_cancelled", {"state": "cancelled"}, "CANCELLED", "CANCELLED"),
+    ("workflow_paused", {"state": "paused", "message": "approve?"}, "PAUSED", "approve?"),
+    (None, {}, "NO OUTCOME", "no terminal frame"),
+])
+def test_the_headline_is_the_outcome_with_the_verdict_beside(
+    tmp_path: Path, end: str | None, fields: dict[str, object], badge: str, said: str
+) -> None:
+    frames: list[tuple[str, dict[str, object]]] = [
+        ("workflow_started", {"workflow": "w", "tasks": 1}),
+        ("task_failed", {"task": "t", "status": "failure",
+                         "error": {"code": "NIKA-EXEC-001", "detail": "exit 3"}}),
+    ]
+    if end is not None:
+        frames.append((end, fields))
+    html = _html(tmp_path, frames)
+    state = "unknown" if end is None else fields["state"]
+    assert f"<body><header id=outcome class=o-{state}>" in html  # the outcome heads the page
+    head = re.sub(r"<[^>]+>", "", html[html.index("<header"):html.index("</header>")])
+    assert head.startswith(badge) and said in head
+    chain = "INCOMPLETE" if end is None else "CLEAN"
+    assert f"chain {chain} · " in head  # beside the outcome, not above it
+
+
+def test_captured_values_show_their_size_and_digest_folded(tmp_path: Path) -> None:
+    digest = "ab" * 32
+    shown = values({"reply": {"truncated": "It begins", "bytes": 123456, "sha256": digest},
+                    "output": {"k": [1, 2]}, "prompt": None})
+    page = Page(shown)
+    assert [a for t, a in page.tags if t == "details"] == [{"class": "fold"}]
+    text = " ".join(page.text)
+    assert "123,456 bytes · truncated, sha256 abababababababab…" in text
+    assert "It begins" in text and '{"k": [1, 2]}' in text and "unrecorded" in text
+    assert [d for d in page.text if d in ("reply", "output", "prompt")] == [
+        "reply", "output", "prompt"]  # in their order

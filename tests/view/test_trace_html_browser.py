@@ -20,12 +20,12 @@ from tests.journal._journals import run_journal
 
 from nika.cli import main
 
-BUILD: Final = Path(__file__).resolve().parents[2] / "build"
+ARTEFACTS: Final = Path(__file__).resolve().parents[2] / "build" / "artefacts"
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
-    with chromium(tmp_path_factory, "--window-size=1300,1000") as driver:
+    with chromium(tmp_path_factory, "--window-size=1280,1000") as driver:
         yield driver
 
 
@@ -37,13 +37,14 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def test_the_page_shows_the_verdict_tasks_turns_and_a_highlighted_stall(
+def test_the_page_shows_the_outcome_tasks_turns_and_a_highlighted_stall(
     browser: WebDriver, page: Path
 ) -> None:
     browser.get(page.as_uri())
-    verdict = browser.find_element(By.ID, "verdict")
-    assert verdict.is_displayed() and verdict.text.startswith("CLEAN")
-    assert verdict.location["y"] == 0  # the verdict heads the page
+    outcome = browser.find_element(By.ID, "outcome")
+    assert outcome.location["y"] == 0 and outcome.text.startswith("SUCCESS")  # heads the page
+    verdict = outcome.find_element(By.ID, "verdict")
+    assert verdict.is_displayed() and verdict.text.startswith("chain CLEAN")
 
     rows = browser.find_elements(By.CSS_SELECTOR, ".trow")
     assert [r.text for r in rows] == ["hello", "draft", "wrapup"]
@@ -60,8 +61,8 @@ def test_the_page_shows_the_verdict_tasks_turns_and_a_highlighted_stall(
     [nudge] = browser.find_elements(By.CSS_SELECTOR, "details.turn.nudge")
     assert not nudge.find_element(By.CSS_SELECTOR, ".evidence").is_displayed()  # folded
 
-    BUILD.mkdir(exist_ok=True)
-    shot = BUILD / "trace-view-test.png"
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTEFACTS / "trace-view.png"  # docs/trace-view.png is a copy of it
     assert browser.save_screenshot(str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -57,7 +57,9 @@ def _run_run(args: argparse.Namespace) -> int:
         locked=args.locked,
         max_cost_usd=budget,
     )
-    views = Console(out=sys.stdout, json=options.json, report=options.report)
+    # Turn lines by default on a terminal; a pipe or a log file asks for them (`--progress`).
+    turns = args.progress or (sys.stderr.isatty() and not options.json)
+    views = Console(out=sys.stdout, json=options.json, report=options.report, turns=turns)
     return run_command(options, Streams(out=sys.stdout, err=sys.stderr), views,
                        extra_sinks=_otel_sinks())
 
@@ -111,6 +113,9 @@ def add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         "(nothing when the run does not succeed); how one workflow reads another's result",
     )
     p.add_argument("--report", metavar="PATH", help="write the run report (JSON) to PATH")
+    p.add_argument("--progress", action="store_true",
+                   help="one stderr line per agent turn (turn n/max, tools called, tokens "
+                   "used/budget, nudge or stall); the default when stderr is a terminal")
     p.add_argument(
         "--concurrency",
         type=int,

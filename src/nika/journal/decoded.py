@@ -116,6 +116,8 @@ class ReadWorkflowEnded(Read):
     mode: str | None = None
     message: str | None = None
     total_cost_usd: float | None = None
+    outputs: str | None = None
+    """The workflow's outputs as canonical JSON text (masked)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

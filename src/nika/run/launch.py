@@ -56,7 +56,7 @@ from nika.masking import Masker
 from nika.providers import resolve_provider
 from nika.run import preflight
 from nika.run._resuming import resume_answers, resume_plan
-from nika.run._said import print_failure, print_refusal
+from nika.run._said import JournalLine, print_failure, print_refusal, shown
 from nika.run.children import ChildGuard
 from nika.run.nested import MAX_DEPTH, ChildFrames
 from nika.run.pause import EXIT_PAUSED, PauseRequested, child_answers
@@ -250,11 +250,28 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
     bus = EventBus(sinks=sinks, mask=mask)
     mcp_servers = registry if _uses_mcp(workflow) else None
     children = ChildGuard()
-    stop = Stop(lambda _signum: _force_exit(bus, stop, workflow))
+    line = JournalLine(streams.err, journal)
+    stop = Stop(lambda _signum: _force_exit(bus, stop, workflow, line))
+
+    def execute() -> RunResult:
+        return asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env, replay,
+                                answers, mcp_servers, placement, stop, children))
+
+    try:
+        return _settle(options, streams, views, workflow, executor, bus, line, stop, execute,
+                       mask, children)
+    except BaseException:  # a crash, in the run or after it, still names the record it left
+        line.say()
+        raise
+
+
+def _settle(options: RunOptions, streams: Streams, views: RunViews, workflow: Workflow,
+            executor: contextlib.ExitStack, bus: EventBus, line: JournalLine, stop: Stop,
+            execute: Callable[[], RunResult], mask: Masker, children: ChildGuard) -> int:
+    """Run the workflow (`execute`), then say how it ended; returns the exit status."""
     try:
         with executor:
-            result = asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env,
-                                      replay, answers, mcp_servers, placement, stop, children))
+            result = execute()
     finally:
         children.close()  # stragglers (a background grandchild) go with the run
     bus.close()
@@ -266,16 +283,14 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
         streams.out.write(json_printable(loose_json(mask(dict(result.outputs)))) + "\n")
     if result.state == "failure":
         print_failure(streams.err, result)
-    if journal.path is not None:
-        torn = " · INCOMPLETE: a write failed" if journal.failed else ""
-        streams.err.write(f"journal {_shown(journal.path)} · head {journal.head}{torn}\n")
+    line.say()
     for failure in bus.failures:
         streams.err.write(f"nika run: sink {failure.sink} failed at {failure.stage}: "
                           f"{printable(str(failure.error))}\n")
     for task, prompt in result.paused.items():
         streams.err.write(f"nika run: paused at {task!r}: {printable(str(prompt.get('message')))}"
-                          f" — resume with: nika run {_shown(options.file)} --resume "
-                          f"{_shown(journal.path) if journal.path else 'JOURNAL'} "
+                          f" — resume with: nika run {shown(options.file)} --resume "
+                          f"{shown(line.path) if line.path else 'JOURNAL'} "
                           f"--answer {task}=VALUE\n")
     if result.state == "cancelled" and stop.received is not None:
         return exit_code(stop.received)
@@ -285,13 +300,15 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
             "paused": EXIT_PAUSED}[result.state]
 
 
-def _force_exit(bus: EventBus, stop: Stop, workflow: Workflow) -> None:
+def _force_exit(bus: EventBus, stop: Stop, workflow: Workflow, line: JournalLine) -> None:
     """The second signal: no more waiting. The journal gets its terminal frame unless the
-    runner already wrote one; the watchdog takes the children down once we are gone."""
+    runner already wrote one, and its path is said; the watchdog takes the children down once
+    we are gone."""
     if not stop.settled:
         bus.emit(WorkflowEnded(workflow=workflow.name, state="cancelled", forced=True,
                                signal=signal.Signals(stop.received or signal.SIGTERM).name))
     bus.close()
+    line.say()
     os._exit(exit_code(stop.received or signal.SIGTERM))
 
 
@@ -303,13 +320,6 @@ def _executor(options: RunOptions,
 
     return ray_placement(RayConfig.from_env(env, options.ray_address),
                          mcp_config=str(options.mcp_config) if options.mcp_config else None)
-
-
-def _shown(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def _uses_mcp(workflow: Workflow) -> bool:

@@ -12,6 +12,7 @@ from nika.errors import NikaError
 from nika.journal.bus import EventSink, SinkFailure
 from nika.journal.records import RunResult
 from nika.masking import Masker
+from nika.view._turns import TurnLines
 from nika.view.progress import ProgressSink
 from nika.view.report import EventLog, build_report, refused_report, to_json
 from nika.view.stream import NdjsonSink
@@ -19,16 +20,20 @@ from nika.view.stream import NdjsonSink
 
 class Console:
     """`json`: events as NDJSON on `out` instead of progress lines; `report`: where the run
-    report goes (None: no report)."""
+    report goes (None: no report); `turns`: one stderr line per agent turn as well
+    (`--progress`)."""
 
-    def __init__(self, *, out: TextIO, json: bool = False, report: Path | None = None) -> None:
+    def __init__(self, *, out: TextIO, json: bool = False, report: Path | None = None,
+                 turns: bool = False) -> None:
         self._log = EventLog()
         self._live: EventSink = NdjsonSink(out) if json else ProgressSink()
+        self._turns = (TurnLines(),) if turns else ()
         self._report = report
 
     def sinks(self) -> Sequence[EventSink]:
-        """The report's event log, then the live view."""
-        return (self._log, self._live)
+        """The report's event log, the turn lines, then the live view: a task's last turn is
+        said before the task's own line."""
+        return (self._log, *self._turns, self._live)
 
     def refused(self, errors: Sequence[NikaError]) -> None:
         self._write(refused_report(errors, Masker()))

@@ -10,6 +10,10 @@ Evidence is attached where a reader needs it: a turn that nudged or stalled name
 the cycle it saw (`period × repeats` turns ending at it), so their tool calls can be shown as
 the repeated block, and a stalled run's task error (`NIKA-AGENT-006` with its signatures and
 calls) is kept whole.
+
+What was said is kept as `values`: ordered label → value maps a renderer folds (`_page.values`)
+— a task's `output`, each tool call's `arguments` and `result`, the workflow's `outputs` — and
+every model call is priced once, at the engine's table (`Spend`: per turn, per task, per run).
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from decimal import Decimal
+from typing import Any, Final
 
 from nika.journal.decoded import (
     TASK_END,
@@ -44,6 +49,14 @@ from nika.journal.decoded import (
     as_str,
 )
 from nika.journal.verify import Frame, TraceVerdict
+from nika.view._spend import Spend, usd
+
+Values = dict[str, Any]
+"""Labelled captured values in order (`output`, `arguments`, `result`, …): each the value,
+or the journal's capture of a long one (`{"truncated", "bytes", "sha256"}`)."""
+
+_DECODE_AT: Final = 1 << 20
+"""JSON text longer than this is shown as text, never parsed (a hostile journal's size)."""
 
 RunKey = tuple[int | str | None, int | str | None]
 """A loop run's `(iteration, attempt)`, as the journal recorded them."""
@@ -60,10 +73,9 @@ class TracedCall:
     error_code: str | None
     duration_ms: float | None
     result_bytes: int | None
-    arguments: str | None
-    """Masked canonical-JSON excerpt (None: the journal did not record it)."""
-    result: str | None
-    """Masked excerpt of what the model read back."""
+    values: Values = field(default_factory=dict)
+    """`arguments` (a masked canonical-JSON excerpt) and `result` (a masked excerpt of what
+    the model read back), as the journal recorded them (None: unrecorded)."""
 
 
 @dataclass(slots=True)
@@ -84,6 +96,10 @@ class Turn:
     output_tokens: int | None = None
     latency_ms: float | None = None
     finish_reason: str | None = None
+    cost: Decimal | str | None = None
+    """The model call's USD cost at the engine's table, or why it has none (None: no call)."""
+    values: Values = field(default_factory=dict)
+    """What the turn said (the model's `reply`, when the journal records it)."""
     tools: list[TracedCall] = field(default_factory=list)
     compose: list[ReadComposeChecked] = field(default_factory=list)
     nudge: ReadNudged | None = None
@@ -144,6 +160,10 @@ class TaskView:
     duration_ms: float | None = None
     turns: int | None = None
     tokens: int | None = None
+    spend: Spend = field(default_factory=Spend)
+    """The task's model calls, every verb's, priced."""
+    values: Values = field(default_factory=dict)
+    """What the task read and said (its `output`, …)."""
     error: Mapping[str, Any] | None = None
     recovered_from: Mapping[str, Any] | None = None
     """The error `on_error: recover` turned into a success (`recovered_from`), {} when the
@@ -175,7 +195,11 @@ class TraceView:
     workflow: ReadWorkflowStarted = field(default_factory=ReadWorkflowStarted)
     state: str | None = None
     end_error: Mapping[str, Any] | None = None
+    message: str | None = None
+    """A paused run's prompt message."""
     tasks: dict[str, TaskView] = field(default_factory=dict)
+    values: Values = field(default_factory=dict)
+    """The workflow's `outputs`, when its terminal frame records them."""
     first_ns: int | None = None
     last_ns: int | None = None
 
@@ -276,12 +300,13 @@ def _agent(task: TaskView, step: ReadAgentStep) -> None:
         turn.model, turn.finish_reason = step.model, step.finish_reason
         turn.input_tokens, turn.output_tokens = step.input_tokens, step.output_tokens
         turn.latency_ms = step.duration_ms
+        turn.cost = task.spend.add(step.model, step.input_tokens, step.output_tokens)
     elif isinstance(step, ReadToolCompleted):
         turn.tools.append(TracedCall(
             name=step.name, call_id=step.call_id, source=step.source,
             ok=step.is_error is False, error_code=step.error_code,
             duration_ms=step.duration_ms, result_bytes=step.result_bytes,
-            arguments=step.arguments, result=step.result))
+            values={"arguments": step.arguments, "result": step.result}))
     elif isinstance(step, ReadBudgetCheckpoint):
         turn.turns_used, turn.max_turns = step.turns_used, step.max_turns
         turn.tokens_used, turn.max_tokens = step.tokens_used, step.max_tokens_total
@@ -299,7 +324,8 @@ def _note(record: Read) -> str | None:
     if isinstance(record, ReadRetrying):
         return f"retry · attempt {record.attempt} · {record.code}"
     if isinstance(record, ReadCostIncurred):
-        return f"model {record.model} · {record.input_tokens}→{record.output_tokens} tokens"
+        return (f"model {record.model} · {record.input_tokens}→{record.output_tokens} tokens"
+                f" · {_priced(record)}")
     if isinstance(record, ReadToolInvoked):
         return f"tool {record.tool}"
     return None
@@ -323,13 +349,33 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
         task.duration_ms = record.duration_ms
         task.turns, task.tokens = record.turns, record.tokens
         task.error = _error(record) if kind == "task_failed" else None
+        if record.output is not None:
+            task.values["output"] = decoded_json(record.output)
         task.recovered_from = recovered_from(record) or task.recovered_from
         if stamp is not None:
             task.end_ns = stamp
     elif isinstance(record, ReadTaskRecovered):
         task.recovered_from = {}  # the terminal frame names the cause
     elif (note := _note(record)) is not None:
+        if isinstance(record, ReadCostIncurred):
+            task.spend.add(record.model, record.input_tokens, record.output_tokens)
         task.notes.append(note)
+
+
+def _priced(record: ReadCostIncurred) -> str:
+    cost = Spend().add(record.model, record.input_tokens, record.output_tokens)
+    return cost if isinstance(cost, str) else usd(cost)
+
+
+def decoded_json(text: str) -> Any:
+    """Canonical JSON text a frame carries (an output), as its value: a string reads as
+    itself; text that is no JSON, or too long to parse, stays text."""
+    if len(text) > _DECODE_AT:
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
@@ -354,7 +400,9 @@ def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
             _task_frame(task, frame, record)
         elif isinstance(record, ReadWorkflowEnded):
             view.state = record.state or frame.kind.removeprefix("workflow_")
-            view.end_error = record.error
+            view.end_error, view.message = record.error, record.message
+            if record.outputs is not None:
+                view.values["outputs"] = decoded_json(record.outputs)
     for task in view.tasks.values():
         for run in task.runs.values():
             run.mark_cycles()
