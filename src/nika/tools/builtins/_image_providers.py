@@ -30,6 +30,7 @@ from nika.tools.builtins._base import fail
 from nika.tools.builtins._image_args import Plan, ratio_of, size_class
 from nika.tools.builtins._image_wire import (
     Endpoint,
+    Oversize,
     client,
     oversize_in,
     refuse_oversize,
@@ -184,22 +185,27 @@ async def openai_images(plan: Plan, end: Endpoint, sources: tuple[Source, ...],
     if plan.seed is not None:
         plan.warn("seed_unsupported", f"the {plan.provider} images wire takes no seed; dropped")
     params = _openai_params(plan) if plan.provider == "openai" else _compat_params(plan)
+    extra_body = {k: params.pop(k) for k in ("aspect_ratio", "resolution") if k in params}
     async with client(plan.timeout_s) as http:
         sdk = openai.AsyncOpenAI(api_key=end.key or "nika-keyless", base_url=end.base_url,
                                  max_retries=0, timeout=plan.timeout_s, http_client=http)
         try:
             if plan.mode == "generate":
                 answer = await sdk.images.generate(model=plan.model, prompt=plan.prompt,
-                                                   n=plan.n, **params)
+                                                   n=plan.n, extra_body=extra_body or None,
+                                                   **params)
             elif plan.provider == "xai":  # xai edits take JSON: images as data URIs
-                body = _xai_edit_body(plan, params, sources)
+                body = _xai_edit_body(plan, params | extra_body, sources)
                 answer = await sdk.post("/images/edits", body=body,
                                         cast_to=openai.types.ImagesResponse)
             else:
                 files = [(s.name, s.data, s.mime) for s in sources]
                 extra = {"mask": (mask.name, mask.data, mask.mime)} if mask else {}
                 answer = await sdk.images.edit(model=plan.model, prompt=plan.prompt, n=plan.n,
-                                               image=files, **extra, **params)
+                                               image=files, extra_body=extra_body or None,
+                                               **extra, **params)
+        except Oversize as found:  # raised in our transport, before the SDK reads a byte
+            raise refuse_oversize(plan.provider, found) from None
         except openai.APIStatusError as err:
             raise status_error(plan.provider, err.status_code, err.body,
                                key_names(plan.provider)) from None
