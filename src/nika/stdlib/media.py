@@ -17,7 +17,7 @@ from typing import Any, Final
 from nika import codes
 from nika.stdlib._declare import Declaration, Problem, Rule
 from nika.stdlib._paths import path_rule, reads, writes
-from nika.stdlib._shapes import ARRAY, BOOLEAN, OBJECT, anything, choice, integer, obj, text
+from nika.stdlib._shapes import BOOLEAN, OBJECT, anything, choice, integer, obj, text
 
 TTS_PROVIDERS: Final = ("local", "openai", "elevenlabs", "mock")
 MAX_SPEECH: Final = 4096

@@ -13,9 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from nika.media import png
-from nika.tools.builtins import BuiltinExecutor
 from tests.tools.builtins._image_server import (
     ImageServer,
     Scripted,
@@ -30,6 +27,9 @@ from tests.tools.builtins._image_server import (
     serving,
     signed_png,
 )
+
+from nika.media import png
+from nika.tools.builtins import BuiltinExecutor
 
 KEY = "sk-test-SECRET-0123456789"
 GEN = "/v1/images/generations"

@@ -200,12 +200,12 @@ async def openai_images(plan: Plan, end: Endpoint, sources: tuple[Source, ...],
                                         cast_to=openai.types.ImagesResponse)
             else:
                 files = [(s.name, s.data, s.mime) for s in sources]
-                extra = {"mask": (mask.name, mask.data, mask.mime)} if mask else {}
-                answer = await sdk.images.edit(model=plan.model, prompt=plan.prompt, n=plan.n,
-                                               image=files, extra_body=extra_body or None,
-                                               **extra, **params)
-        except Oversize as found:  # raised in our transport, before the SDK reads a byte
-            raise refuse_oversize(plan.provider, found) from None
+                answer = await sdk.images.edit(
+                    model=plan.model, prompt=plan.prompt, n=plan.n, image=files,
+                    mask=(mask.name, mask.data, mask.mime) if mask else openai.omit,
+                    extra_body=extra_body or None, **params)
+        except Oversize as over:  # raised in our transport, before the SDK reads a byte
+            raise refuse_oversize(plan.provider, over) from None
         except openai.APIStatusError as err:
             raise status_error(plan.provider, err.status_code, err.body,
                                key_names(plan.provider)) from None

@@ -156,7 +156,9 @@ async def retried(call: Callable[[], Awaitable[T]], *, timeout_s: float,
     """`call()` under the deadline, retried on a transient `NikaError` up to `ATTEMPTS` times
     (exponential, equal-jitter backoff: `nika.backoff`). Cancellation passes straight through."""
     rng = random.Random()
-    for attempt in range(1, ATTEMPTS + 1):
+    attempt = 0
+    while True:
+        attempt += 1
         try:
             async with asyncio.timeout(timeout_s):
                 return await call()
@@ -168,7 +170,6 @@ async def retried(call: Callable[[], Awaitable[T]], *, timeout_s: float,
         if not err.transient or attempt == ATTEMPTS:
             raise err
         await sleep(backoff_delay(1.0, attempt, cap=8.0, rng=rng))
-    raise AssertionError("unreachable")  # the loop returns or raises
 
 
 def refuse_oversize(provider: str, found: Oversize) -> NikaError:

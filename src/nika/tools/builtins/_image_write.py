@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -23,7 +25,7 @@ from nika.guarded_read import special_kind
 from nika.media.assets import Written, file_sha256, sha256_hex, write_asset
 from nika.tools.builtins._base import Context, fail
 from nika.tools.builtins._files import offload
-from nika.tools.builtins._paths import FsPath, judged
+from nika.tools.builtins._paths import judged
 
 IG_006 = codes.BUILTIN_IMAGE_GENERATE_006
 _STEM: Final = re.compile(r"[^a-z0-9._-]+")
@@ -64,11 +66,14 @@ def _write(target: Path, data: bytes, raw: str) -> Written:
         raise fail(IG_006, f"cannot write {raw!r}: {err.strerror}", path=raw) from None
 
 
-def _free(candidate: FsPath, digest: str, size: int) -> bool:
-    """Is `candidate` absent, or already exactly these bytes?"""
-    if not candidate.real.exists() and not candidate.real.is_symlink():
-        return True
-    return file_sha256(candidate.real, size) == digest
+def _claim(target: Path, data: bytes, digest: str, raw: str,
+           stop: threading.Event) -> Written | None:
+    """Write `data` at `target` when the name is free or already holds these bytes (then
+    nothing is written); None when it holds other bytes."""
+    taken = target.exists() or target.is_symlink()
+    if taken and file_sha256(target, len(data)) != digest:
+        return None
+    return _write(target, data, raw)
 
 
 async def land(ctx: Context, output_dir: str, base: str, ext: str, data: bytes) -> Landed:
@@ -79,8 +84,8 @@ async def land(ctx: Context, output_dir: str, base: str, ext: str, data: bytes) 
         name = f"{base}.{ext}" if probe == 1 else f"{base}-{probe}.{ext}"
         raw = f"{output_dir}/{name}"
         candidate = judged(ctx, raw, "fs.write", "output_dir")
-        if await offload(lambda stop, c=candidate: _free(c, digest, len(data))):
-            written = await offload(lambda stop, c=candidate, r=raw: _write(c.real, data, r))
+        written = await offload(partial(_claim, candidate.real, data, digest, raw))
+        if written is not None:
             return Landed(raw, name, written)
     raise fail(IG_006, f"{output_dir}/{base}.{ext} and its -2..-{_PROBES} probes all hold other "
                "files; clear the directory or set another `filename_prefix:`", path=output_dir)
