@@ -330,7 +330,8 @@ class CostIncurred(Frame):
     model: str
     input_tokens: int | None
     output_tokens: int | None
-    cost_usd: float | None = None
+    cost_usd: float | None = absent()
+    """Written only for a tool's spend: a model call's line stays as it always was."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
