@@ -123,12 +123,12 @@ async def test_a_policy_block_is_005_and_never_retried(ex, srv, base):
 
 
 async def test_a_bad_key_is_003_naming_the_variable_never_the_key(ex, srv):
-    srv.json(GEN, openai_error(f"Incorrect API key provided: {KEY[:6]}***", "invalid_api_key"),
+    srv.json(GEN, openai_error(f"Incorrect API key provided: {KEY}.", "invalid_api_key"),
              status=401)
     result = await _call(ex, provider="openai")
     assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-003"
     assert result.error.details["status_code"] == 401 and not result.error.transient
-    assert "OPENAI_API_KEY" in result.error.detail
+    assert "OPENAI_API_KEY" in result.error.detail and "••••••" in result.error.detail
 
 
 async def test_429_then_success_is_retried(ex, srv):

@@ -79,7 +79,7 @@ async def gemini(plan: Plan, end: Endpoint, sources: tuple[Source, ...]) -> Rend
     raws = []
     async with client(plan.timeout_s) as http:
         for _ in range(plan.n):
-            answer = await _call(http, plan, url, headers, body)
+            answer = await _call(http, url, headers, body, end.key)
             image, text, raw = _parts(plan, answer)
             payloads.append(image)
             texts += text
@@ -92,8 +92,8 @@ async def gemini(plan: Plan, end: Endpoint, sources: tuple[Source, ...]) -> Rend
                     usage=usage, raw={"responses": raws})
 
 
-async def _call(http: httpx2.AsyncClient, plan: Plan, url: str, headers: Mapping[str, str],
-                body: bytes) -> Mapping[str, Any]:
+async def _call(http: httpx2.AsyncClient, url: str, headers: Mapping[str, str],
+                body: bytes, key: str | None) -> Mapping[str, Any]:
     try:
         response = await http.post(url, content=body, headers=dict(headers))
     except Oversize as found:
@@ -108,7 +108,7 @@ async def _call(http: httpx2.AsyncClient, plan: Plan, url: str, headers: Mapping
     except ValueError:
         answer = None
     if not 200 <= response.status_code < 300:
-        raise status_error("gemini", response.status_code, answer, key_names("gemini"))
+        raise status_error("gemini", response.status_code, answer, key_names("gemini"), key)
     if not isinstance(answer, Mapping):
         raise fail(IG_004, "the gemini answer is not a JSON object", provider="gemini")
     return answer

@@ -208,7 +208,7 @@ async def openai_images(plan: Plan, end: Endpoint, sources: tuple[Source, ...],
             raise refuse_oversize(plan.provider, over) from None
         except openai.APIStatusError as err:
             raise status_error(plan.provider, err.status_code, err.body,
-                               key_names(plan.provider)) from None
+                               key_names(plan.provider), end.key) from None
         except openai.APIConnectionError as err:
             found = oversize_in(err)
             if found is not None:

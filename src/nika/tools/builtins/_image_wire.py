@@ -23,6 +23,7 @@ import httpx2
 from nika import codes
 from nika.backoff import backoff_delay
 from nika.errors import NikaError
+from nika.masking import Masker
 from nika.tools.builtins._base import fail
 
 IG_003 = codes.BUILTIN_IMAGE_GENERATE_003
@@ -116,10 +117,13 @@ def oversize_in(err: BaseException) -> Oversize | None:
     return None
 
 
-def status_error(provider: str, status: int, body: Any, key_vars: str) -> NikaError:
+def status_error(provider: str, status: int, body: Any, key_vars: str,
+                 key: str | None) -> NikaError:
     """The error a non-2xx answer is: a policy block (`-005`), else `-003` (5xx/408/429
-    transient), the provider's own message quoted, clamped."""
+    transient), the provider's own message quoted, clamped — and the key masked, should the
+    provider echo it."""
     message, code = _error_fields(body)
+    message = Masker([key]).text(message) if key else message
     if code in _POLICY or (status == 400 and "safety" in message.lower()):
         return NikaError(IG_005, f"{provider} refused the prompt on content policy: "
                          f"{message[:300]!r}; rephrase the prompt", details={
