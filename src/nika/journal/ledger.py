@@ -4,9 +4,9 @@ call that reported its own spend).
 A tool's spend (`tool_spend`: a top-level numeric `cost_usd` in its output, e.g. xai's billed
 ticks through `nika:image_generate`) is counted as the dollars it says — real spend, so
 `--max-cost-usd` counts it too. Each model call is priced at the shipped rate table
-(`nika.prices.call_cost`) or counted unpriced with its reason — never as zero (07 §the spend-honesty law). The ledger is a bus sink, so a
-child workflow's calls (forwarded onto the parent's bus under `call/fetch`) count toward the
-invoking task. The runner reads it to put `cost_usd` on each task's terminal frame and
+(`nika.prices.call_cost`) or counted unpriced with its reason — never as zero (07 §the
+spend-honesty law). The ledger is a bus sink, so a child workflow's calls (forwarded onto the
+parent's bus under `call/fetch`) count toward the invoking task. The runner reads it to put `cost_usd` on each task's terminal frame and
 `total_cost_usd` on the run's; `nika trace verify` re-prices the same frames to replay them.
 """
 
