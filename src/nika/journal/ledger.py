@@ -7,7 +7,8 @@ ticks through `nika:image_generate`) is counted as the dollars it says — real 
 (`nika.prices.call_cost`) or counted unpriced with its reason — never as zero (07 §the
 spend-honesty law). The ledger is a bus sink, so a child workflow's calls (forwarded onto the
 parent's bus under `call/fetch`) count toward the invoking task. The runner reads it to put
-`cost_usd` on each task's terminal frame and `total_cost_usd` on the run's; `nika trace verify` re-prices the same frames to replay them.
+`cost_usd` on each task's terminal frame and `total_cost_usd` on the run's; `nika trace
+verify` re-prices the same frames to replay them.
 """
 
 from __future__ import annotations
