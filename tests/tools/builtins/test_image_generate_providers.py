@@ -97,6 +97,8 @@ async def test_openai_generate_speaks_the_images_wire(ex, srv, base):
     saved = (base / image["path"]).read_bytes()
     assert png.read_texts(saved)["nika"].startswith('{"engine":"nika-py/')
     assert "b64_json" not in result.content and b64(payload)[:40] not in result.content
+    debug = (await _call(ex, model="gpt-image-2", debug=True)).structured["debug"]
+    assert debug["data"] == [{}] and debug["usage"]["total_tokens"] == 4210
 
 
 async def test_openai_edit_sends_the_sources_and_the_mask_as_multipart(ex, srv, base):
@@ -162,6 +164,17 @@ async def test_a_silent_server_times_out_as_003_transient(ex, srv, base):
     result = await _call(ex, provider="openai", timeout_ms=1000)
     assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-003" and result.error.transient
     assert "1 s" in result.error.detail and _files(base) == []
+
+
+async def test_a_cancelled_call_ends_at_once_and_leaves_nothing(ex, srv, base):
+    srv.script(GEN, Scripted(behaviour="silent"))
+    call = asyncio.ensure_future(_call(ex, provider="openai"))
+    while not srv.requests:
+        await asyncio.sleep(0.01)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert _files(base) == [] and len(srv.requests) == 1
 
 
 async def test_a_never_ending_body_is_cut_at_the_deadline(ex, srv, base):
@@ -273,6 +286,15 @@ async def test_gemini_generate_speaks_generate_content(ex, srv, base):
     assert out["usage"] == {"input_tokens": 24, "output_tokens": 2580, "total_tokens": 2604,
                             "thoughts_tokens": 80}
     assert out["count"] == 2 and out["cost_usd"] is None
+
+
+async def test_gemini_declared_mime_is_checked_against_the_magic(ex, srv, base):
+    srv.json(GEMINI, gemini_answer({"inlineData": {"mimeType": "image/jpeg",
+                                                   "data": b64(png_bytes())}}))
+    out = (await _call(ex, provider="gemini")).structured
+    assert out["images"][0]["format"] == "png"
+    assert out["images"][0]["warnings"] == [
+        "mime_mismatch: gemini declared 'image/jpeg', the bytes are image/png"]
 
 
 async def test_gemini_errors_and_safety_finishes(ex, srv):

@@ -74,14 +74,16 @@ async def gemini(plan: Plan, end: Endpoint, sources: tuple[Source, ...]) -> Rend
     url = f"{end.base_url}/models/{plan.model}:generateContent"
     headers = {"x-goog-api-key": end.key or "", "content-type": "application/json"}
     payloads: list[bytes] = []
+    declared: list[str | None] = []
     texts: list[str] = []
     usage: dict[str, int | None] = dict.fromkeys(_USAGE)
     raws = []
     async with client(plan.timeout_s) as http:
         for _ in range(plan.n):
             answer = await _call(http, url, headers, body, end.key)
-            image, text, raw = _parts(plan, answer)
+            image, mime, text, raw = _parts(answer)
             payloads.append(image)
+            declared.append(mime)
             texts += text
             raws.append(raw)
             meta = answer.get("usageMetadata") or {}
@@ -89,7 +91,7 @@ async def gemini(plan: Plan, end: Endpoint, sources: tuple[Source, ...]) -> Rend
                 if isinstance(meta.get(name), int):
                     usage[axis] = (usage[axis] or 0) + meta[name]
     return Rendered(tuple(payloads), end.host, provider_text="\n".join(texts) or None,
-                    usage=usage, raw={"responses": raws})
+                    usage=usage, raw={"responses": raws}, declared=tuple(declared))
 
 
 async def _call(http: httpx2.AsyncClient, url: str, headers: Mapping[str, str],
@@ -114,7 +116,7 @@ async def _call(http: httpx2.AsyncClient, url: str, headers: Mapping[str, str],
     return answer
 
 
-def _parts(plan: Plan, answer: Mapping[str, Any]) -> tuple[bytes, list[str], Any]:
+def _parts(answer: Mapping[str, Any]) -> tuple[bytes, str | None, list[str], Any]:
     feedback = answer.get("promptFeedback") or {}
     block = feedback.get("blockReason")
     candidates = answer.get("candidates") or []
@@ -124,6 +126,7 @@ def _parts(plan: Plan, answer: Mapping[str, Any]) -> tuple[bytes, list[str], Any
         raise fail(IG_005, f"gemini refused the prompt on content policy ({block or reason}); "
                    "rephrase the prompt", provider="gemini", finish_reason=block or reason)
     image: bytes | None = None
+    mime: str | None = None
     texts: list[str] = []
     stripped = []
     for part in (first.get("content") or {}).get("parts") or []:
@@ -131,6 +134,8 @@ def _parts(plan: Plan, answer: Mapping[str, Any]) -> tuple[bytes, list[str], Any
         if isinstance(part.get("text"), str):
             texts.append(part["text"])
         if isinstance(inline, Mapping) and image is None:
+            declared = inline.get("mimeType", inline.get("mime_type"))
+            mime = str(declared)[:100] if declared is not None else None
             try:
                 image = base64.b64decode(str(inline.get("data", "")), validate=True)
             except (binascii.Error, ValueError):
@@ -141,4 +146,4 @@ def _parts(plan: Plan, answer: Mapping[str, Any]) -> tuple[bytes, list[str], Any
     if not image:
         raise fail(IG_004, f"gemini answered without an image (finish reason {reason!r}); "
                    "retry, or rephrase the prompt", provider="gemini", finish_reason=reason)
-    return image, texts, {"finishReason": reason, "parts": stripped}
+    return image, mime, texts, {"finishReason": reason, "parts": stripped}

@@ -71,6 +71,8 @@ class Rendered:
     usage: Mapping[str, int | None] = field(default_factory=dict)
     cost_usd: float | None = None
     raw: Any = None
+    declared: tuple[str | None, ...] = ()
+    """The mime type the provider declared for each payload, where its wire says one."""
 
 
 def endpoint(provider: str, env: Mapping[str, str]) -> Endpoint:

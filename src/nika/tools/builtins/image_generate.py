@@ -109,8 +109,10 @@ async def _render(ctx: Context, p: Plan, sources: tuple[Source, ...],
                          sleep=ctx.sleep, provider=p.provider)
 
 
-def _validated(p: Plan, payload: bytes, index: int, cap: int) -> dict[str, Any]:
-    """One payload judged by its header: its size, magic and declared dimensions."""
+def _validated(p: Plan, payload: bytes, index: int, cap: int,
+               declared: str | None) -> dict[str, Any]:
+    """One payload judged by its header: its size, magic and declared dimensions; the mime
+    type the provider declared, when it differs from the magic, is a warning."""
     if len(payload) > cap:
         raise fail(IG_007, f"image {index} is {len(payload)} bytes, over the "
                    f"{cap >> 20} MiB cap; request a smaller size", index=index)
@@ -130,6 +132,9 @@ def _validated(p: Plan, payload: bytes, index: int, cap: int) -> dict[str, Any]:
     if found.format != p.format and p.provider != "mock":  # mock warned once already
         warnings.append(f"format_mismatch: asked for {p.format}, {p.provider} sent "
                         f"{found.format}; saved as .{found.extension}")
+    if declared is not None and declared != found.mime_type:
+        warnings.append(f"mime_mismatch: {p.provider} declared {declared!r}, the bytes are "
+                        f"{found.mime_type}")
     return {"format": found.format, "mime_type": found.mime_type, "ext": found.extension,
             "width": found.width, "height": found.height, "warnings": warnings}
 
@@ -161,7 +166,9 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     payloads = rendered.payloads[:p.n]
     if len(payloads) < p.n:
         p.warn("count_shortfall", f"asked for {p.n}, {p.provider} returned {len(payloads)}")
-    checked = [_validated(p, data, i, ctx.max_file_bytes) for i, data in enumerate(payloads)]
+    declared = (*rendered.declared, *(None,) * len(payloads))[:len(payloads)]
+    checked = [_validated(p, data, i, ctx.max_file_bytes, mime)
+               for i, (data, mime) in enumerate(zip(payloads, declared, strict=True))]
     images = []
     for index, (data, seen) in enumerate(zip(payloads, checked, strict=True)):
         final, credentials = _provenance(p, data)
