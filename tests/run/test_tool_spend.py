@@ -81,6 +81,8 @@ def test_the_billed_spend_reaches_the_task_the_run_and_the_replay(
     assert main(["trace", "verify", str(journal)]) == 0
     said = capsys.readouterr().out
     assert "$0.140000 over 2 priced call(s)" in said and "agrees with the journaled total" in said
+    assert main(["trace", "show", str(journal)]) == 0
+    assert "spend nika:image_generate · $0.070000 (reported by the tool)" in capsys.readouterr().out
 
 
 def test_the_budget_counts_a_tools_spend(tmp_path: Path,
