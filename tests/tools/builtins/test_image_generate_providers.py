@@ -288,6 +288,18 @@ async def test_gemini_generate_speaks_generate_content(ex, srv, base):
     assert out["count"] == 2 and out["cost_usd"] is None
 
 
+async def test_gemini_retries_each_sequential_call_on_its_own(ex, srv):
+    answer = json.dumps(gemini_answer({"inlineData": {"mimeType": "image/png",
+                                                      "data": b64(png_bytes())}})).encode()
+    busy = json.dumps(gemini_error(503, "The model is overloaded.", "UNAVAILABLE")).encode()
+    json_type = {"content-type": "application/json"}
+    srv.script(GEMINI, Scripted(200, answer, json_type), Scripted(503, busy, json_type),
+               Scripted(200, answer, json_type))
+    result = await _call(ex, provider="gemini", n=2)
+    assert result.error is None and result.structured["count"] == 2
+    assert len(srv.requests) == 3  # the first render is not asked for twice
+
+
 async def test_gemini_declared_mime_is_checked_against_the_magic(ex, srv, base):
     srv.json(GEMINI, gemini_answer({"inlineData": {"mimeType": "image/jpeg",
                                                    "data": b64(png_bytes())}}))

@@ -4,8 +4,9 @@ Google ships no SDK among our dependencies (`google-genai` would bring its own H
 auth layers for one call), so this speaks the documented JSON wire over the client the other
 SDKs are built on, bounded like them (`_image_wire.client`). The image rides back inline
 (`inlineData`), never as a URL. `n` is satisfied by sequential calls (the wire renders one
-image per candidate and refuses `candidateCount` for images), their usage summed; a safety
-finish (`SAFETY`, `IMAGE_SAFETY`, `PROHIBITED_CONTENT`, …) or a prompt block is `-005`.
+image per candidate and refuses `candidateCount` for images), each retried on its own, their
+usage summed; a safety finish (`SAFETY`, `IMAGE_SAFETY`, `PROHIBITED_CONTENT`, …) or a prompt
+block is `-005`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
 import httpx2
@@ -29,6 +30,7 @@ from nika.tools.builtins._image_wire import (
     client,
     refuse_oversize,
     request_failed,
+    retried,
     status_error,
 )
 
@@ -68,8 +70,9 @@ def _body(plan: Plan, sources: tuple[Source, ...]) -> dict[str, Any]:
     return {"contents": [{"role": "user", "parts": parts}], "generationConfig": config}
 
 
-async def gemini(plan: Plan, end: Endpoint, sources: tuple[Source, ...]) -> Rendered:
-    """`plan.n` renders, one call each."""
+async def gemini(plan: Plan, end: Endpoint, sources: tuple[Source, ...],
+                 sleep: Callable[[float], Awaitable[None]]) -> Rendered:
+    """`plan.n` renders, one call each, each under the deadline and its own retries."""
     body = json.dumps(_body(plan, sources)).encode()
     url = f"{end.base_url}/models/{plan.model}:generateContent"
     headers = {"x-goog-api-key": end.key or "", "content-type": "application/json"}
@@ -80,7 +83,8 @@ async def gemini(plan: Plan, end: Endpoint, sources: tuple[Source, ...]) -> Rend
     raws = []
     async with client(plan.timeout_s) as http:
         for _ in range(plan.n):
-            answer = await _call(http, url, headers, body, end.key)
+            answer = await retried(lambda: _call(http, url, headers, body, end.key),
+                                   timeout_s=plan.timeout_s, sleep=sleep, provider="gemini")
             image, mime, text, raw = _parts(answer)
             payloads.append(image)
             declared.append(mime)

@@ -103,8 +103,7 @@ async def _render(ctx: Context, p: Plan, sources: tuple[Source, ...],
         return mock(p)
     end = endpoint(p.provider, ctx.engine_env)
     if p.provider == "gemini":
-        return await retried(lambda: gemini(p, end, sources), timeout_s=p.timeout_s,
-                             sleep=ctx.sleep, provider=p.provider)
+        return await gemini(p, end, sources, ctx.sleep)
     return await retried(lambda: openai_images(p, end, sources, mask), timeout_s=p.timeout_s,
                          sleep=ctx.sleep, provider=p.provider)
 
