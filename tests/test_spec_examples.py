@@ -7,8 +7,8 @@ and `nika run` (issue 14), through the real CLI. Each one, given its inputs and 
   says (an extraction an assert gates, an agent that must call `nika:done`), runs to success
   against a local server speaking the OpenAI wire, named by `NIKA_OLLAMA_BASE_URL`;
 - or is refused by `nika check` with the code `nika run` then gives;
-- or, valid Nika calling a builtin this engine does not implement, is refused by the run's
-  pre-flight with the one capability code before any task starts;
+- or, valid Nika calling a builtin for a provider this engine does not serve, is refused by
+  the run's pre-flight with the one capability code before any task starts;
 - or needs a remote host no input can redirect (its permit pins the host): the run fails at
   that task with the network code of the builtin — never with a static code check missed.
 
@@ -70,13 +70,12 @@ class Case:
     refused: str | None = None
     """The code check refuses with, and the run too."""
     unserved: str | None = None
-    """The builtin this engine does not implement (`NIKA-IMPL-002`)."""
+    """The builtin called with a provider this engine does not serve (`NIKA-IMPL-002`)."""
     remote: tuple[str, str] | None = None
     """(task, code) where the run fails for want of a host no input can redirect."""
 
 
 CASES: Final[Mapping[str, Case]] = {
-    "og-images.nika.yaml": Case(unserved="nika:image_generate"),
     "competitor-radar.nika.yaml": Case(remote=("map", "NIKA-BUILTIN-FETCH-001")),
     "ceo-monday-brief.nika.yaml": Case(answers=("approve=yes",)),
     "incident-war-room.nika.yaml": Case(vars=("settle=1s",), answers=("approve=yes",)),
@@ -222,3 +221,40 @@ def test_example_12s_cleanup_reads_its_producer_in_when_through_the_cli(
         assert ran.returncode == 1 and tasks["deploy"]["status"] == "failure"
         assert tasks["release_lock"]["status"] == "success"
         assert (workdir / "out" / "incident.md").exists()
+
+
+def test_og_images_lands_its_assets_and_manifest_offline(
+    workdir: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    report = workdir / "report.json"
+    code, err, ran = _run(["run", str(workdir / "examples" / "og-images.nika.yaml"),
+                           "--report", str(report)], capsys, report)
+    assert code == 0, err
+    images, manifest = ran["outputs"]["paths"], ran["outputs"]["manifest"]
+    assert [i["index"] for i in images] == [0, 1]
+    for image in images:
+        data = (workdir / image["path"]).read_bytes()
+        assert image["filename"].startswith("launch-hero-mock-mockimage1-")
+        assert len(data) == image["size_bytes"] and data.startswith(b"\x89PNG")
+    body = json.loads((workdir / manifest).read_text())
+    assert body["manifest_version"] == 1 and body["metadata"]["page_slug"] == "home"
+
+
+def test_the_media_asset_pack_template_renders_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: ScriptedServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    flow = tmp_path / "pack.nika.yaml"
+    shutil.copy(SPEC / "templates" / "media-asset-pack.nika.yaml", flow)
+    server.script(*_served(chat_completion(content=json.dumps(
+        {"image_prompt": "a calm nebula over a quiet sea"}))))
+    report = tmp_path / "report.json"
+    code, err, ran = _run(["run", str(flow), "--report", str(report)], capsys, report)
+    assert code == 0, err
+    assert {t: r["status"] for t, r in ran["tasks"].items()} == dict.fromkeys(
+        ("brief", "render", "manifest", "persist"), "success")
+    pack = json.loads((tmp_path / "out" / "assets" / "manifest.json").read_text())
+    assert pack["brief"] == {"image_prompt": "a calm nebula over a quiet sea"}
+    [image] = pack["images"]
+    assert (tmp_path / image["path"]).is_file() and image["filename"].startswith("asset-mock-")

@@ -13,9 +13,9 @@ from nika.check.render import render_human
 from nika.cli import main
 
 UNSERVED_CALL = (
-    'nika: c\npermits: { tools: ["nika:image_generate"], fs: { write: ["out/**"] } }\n'
-    "tasks:\n  draw:\n    invoke: { tool: nika:image_generate, args: { prompt: p, "
-    "output_dir: out } }\n"
+    'nika: c\npermits: { tools: ["nika:tts_generate"], fs: { write: ["out/**"] } }\n'
+    "tasks:\n  say:\n    invoke: { tool: nika:tts_generate, args: { provider: elevenlabs, "
+    "text: t, output_dir: out } }\n"
 )
 
 
@@ -63,7 +63,7 @@ def test_run_refuses_it_before_any_task_starts(
     report = tmp_path / "report.json"
     assert main(["run", str(flow), "--report", str(report)]) == 1
     err = capsys.readouterr().err
-    assert "NIKA-IMPL-002" in err and "nika:image_generate" in err
+    assert "NIKA-IMPL-002" in err and "nika:tts_generate" in err
     data = json.loads(report.read_text())
     assert [r["code"] for r in data["refused"]] == ["NIKA-IMPL-002"] and data["tasks"] == {}
     assert not (tmp_path / ".nika").exists()  # no event, no journal: nothing started

@@ -396,5 +396,5 @@ def test_a_media_provider_of_the_wrong_type_is_a_shape_finding_not_a_crash() -> 
         "tasks:\n  g:\n    invoke:\n      tool: nika:image_generate\n"
         "      args: { provider: [], prompt: x, output_dir: out }\n"
     )
-    assert [e.code for e in verdict.errors] == ["NIKA-BUILTIN-001"]
+    assert [e.code for e in verdict.errors] == ["NIKA-BUILTIN-IMAGE_GENERATE-001"]
     assert "`provider: []` is a list" in verdict.errors[0].detail

@@ -103,6 +103,8 @@ SAMPLES: tuple[Frame, ...] = (
                 answered="yes"),
     ToolEntry(task="t", tool="nika:log", channel="log", entry={"level": "info", "msg": "hi"}),
     CostIncurred(task="t", model="mock/m", input_tokens=1, output_tokens=2),
+    CostIncurred(task="t", model="nika:image_generate", input_tokens=1, output_tokens=2,
+                 cost_usd=0.07),
     PermitChecked(task="t", plane="exec", gate="echo", decision="allow", bound="permits.exec",
                   why="granted"),
     *(AgentStep(task="t", unit=UNIT, event=event) for event in EVENTS),

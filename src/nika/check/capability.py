@@ -1,5 +1,5 @@
-"""Rung: what this engine serves — the stdlib builtins it does not implement, and the providers
-of a builtin it serves only in part.
+"""Rung: what this engine serves — the providers of a builtin it serves only in part (every
+builtin of the closed stdlib set is implemented).
 
 Calling such a builtin is valid Nika, so the verdict stays valid; each call site is an
 engine-capability warning (a `NIKA-IMPL-002` hint, labelled as such by the human renderer
@@ -16,14 +16,9 @@ from typing import Any, Final
 
 from nika import codes
 from nika.check.context import CheckContext, Finding, Hint
-from nika.syntax.model import AgentBody, InvokeBody
+from nika.syntax.model import InvokeBody
 
 CODE: Final = codes.IMPL_002
-
-UNSERVED: Final[Mapping[str, str]] = {
-    "nika:image_generate": "no image plane is wired",
-}
-"""Builtins of the closed stdlib set this engine does not implement, and what is missing."""
 
 SERVED_PROVIDERS: Final[Mapping[str, tuple[str, ...]]] = {
     "nika:tts_generate": ("mock",),
@@ -57,8 +52,6 @@ _INSTEAD: Final = "produce the asset with an `exec:` task or an MCP tool instead
 def unserved(tool: str, args: Mapping[str, Any]) -> str | None:
     """Why this engine cannot serve the call (None when it can, or cannot tell before the
     run: a templated provider is the builtin's to judge)."""
-    if tool in UNSERVED:
-        return f"{tool} is a stdlib builtin this engine does not implement: {UNSERVED[tool]}"
     served = SERVED_PROVIDERS.get(tool, ())
     provider = call_provider(tool, args)
     literal = isinstance(provider, str) and "${{" not in provider
@@ -87,13 +80,3 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                     tool=body.tool,
                 )
                 yield Hint(err)
-        elif isinstance(body, AgentBody):
-            for i, entry in enumerate(body.tools):
-                if entry in UNSERVED:
-                    detail = (
-                        f"task `{task.id}` grants `{entry}` to its agent: {entry} is a stdlib "
-                        f"builtin this engine does not implement ({UNSERVED[entry]}); "
-                        "`nika run` refuses it before any task starts — remove the entry"
-                    )
-                    at = (*task.path, "agent", "tools", i)
-                    yield Hint(ctx.error(CODE, detail, at, task=task.id, tool=entry))

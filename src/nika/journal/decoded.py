@@ -200,6 +200,7 @@ class ReadCostIncurred(Read):
     model: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

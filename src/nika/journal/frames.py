@@ -322,12 +322,16 @@ class ToolEntry(Frame):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CostIncurred(Frame):
-    """One model call of an `infer:` (an agent's calls are `AgentStep`s of `ModelCalled`)."""
+    """One model call of an `infer:` (an agent's calls are `AgentStep`s of `ModelCalled`), or
+    a tool's own reported spend: then `cost_usd` is set and `model` names the tool (stdlib
+    §image_generate · invoke-cost metering: a top-level numeric `cost_usd` in its output)."""
 
     KIND: ClassVar[str] = "cost_incurred"
     model: str
     input_tokens: int | None
     output_tokens: int | None
+    cost_usd: float | None = absent()
+    """Written only for a tool's spend: a model call's line stays as it always was."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -383,8 +387,11 @@ PricedCall = tuple[str, int | None, int | None]
 
 def model_call(frame: Frame) -> PricedCall | None:
     """`(model, input_tokens, output_tokens)` of a `cost_incurred` frame — an `infer:` call
-    or an agent's `ModelCalled` — else None: what the ledger and `nika:inspect` price."""
+    or an agent's `ModelCalled` — else None (a tool's reported spend included): what the
+    ledger and `nika:inspect` price."""
     if isinstance(frame, CostIncurred):
+        if frame.cost_usd is not None:
+            return None  # a tool's spend, reported as dollars: nothing to price
         return frame.model, frame.input_tokens, frame.output_tokens
     if isinstance(frame, AgentStep) and isinstance(frame.event, ModelCalled):
         event = frame.event

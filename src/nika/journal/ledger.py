@@ -1,21 +1,27 @@
-"""The run's spend, folded from its `cost_incurred` frames (one per model call).
+"""The run's spend, folded from its `cost_incurred` frames (one per model call, or one per tool
+call that reported its own spend).
 
-Each call is priced at the shipped rate table (`nika.prices.call_cost`) or counted unpriced
-with its reason — never as zero (07 §the spend-honesty law). The ledger is a bus sink, so a
-child workflow's calls (forwarded onto the parent's bus under `call/fetch`) count toward the
-invoking task. The runner reads it to put `cost_usd` on each task's terminal frame and
-`total_cost_usd` on the run's; `nika trace verify` re-prices the same frames to replay them.
+A tool's spend (`tool_spend`: a top-level numeric `cost_usd` in its output, e.g. xai's billed
+ticks through `nika:image_generate`) is counted as the dollars it says — real spend, so
+`--max-cost-usd` counts it too. Each model call is priced at the shipped rate table
+(`nika.prices.call_cost`) or counted unpriced with its reason — never as zero (07 §the
+spend-honesty law). The ledger is a bus sink, so a child workflow's calls (forwarded onto the
+parent's bus under `call/fetch`) count toward the invoking task. The runner reads it to put
+`cost_usd` on each task's terminal frame and `total_cost_usd` on the run's; `nika trace
+verify` re-prices the same frames to replay them.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from nika.journal.bus import RunEvent
-from nika.journal.frames import PricedCall, model_call
+from nika.journal.frames import CostIncurred, PricedCall, model_call
 from nika.prices import call_cost
 
 
@@ -54,11 +60,27 @@ class Spend:
         return "; ".join(sorted(self.unpriced)) if self.unpriced else None
 
 
-def fold(calls: Iterable[PricedCall]) -> Spend:
-    """Re-price model calls (a journal's `cost_incurred` frames, in `nika trace verify`)."""
+def tool_spend(value: Any) -> Decimal | None:
+    """The real spend a tool's output reports: its top-level `cost_usd` when that is a finite,
+    non-negative number; None otherwise (absent, null, or not a number — never a guess)."""
+    if not isinstance(value, dict):
+        return None
+    cost = value.get("cost_usd")
+    if isinstance(cost, bool) or not isinstance(cost, int | float):
+        return None
+    if not math.isfinite(cost) or cost < 0:
+        return None
+    return Decimal(str(cost))
+
+
+def fold(calls: Iterable[PricedCall], spent: Iterable[Decimal] = ()) -> Spend:
+    """Re-price model calls (a journal's `cost_incurred` frames, in `nika trace verify`),
+    plus the tools' reported spend as it was journaled."""
     spend = Spend()
     for call in calls:
         spend.add(call_cost(*call))
+    for dollars in spent:
+        spend.add(dollars)
     return spend
 
 
@@ -70,10 +92,17 @@ class CostLedger:
         self._tasks: dict[str, Spend] = {}
 
     def emit(self, event: RunEvent) -> None:
-        call = model_call(event.frame)
-        if call is None or event.task is None:
+        frame = event.frame
+        if event.task is None:
             return
-        cost = call_cost(*call)
+        cost: Decimal | str
+        if isinstance(frame, CostIncurred) and frame.cost_usd is not None:
+            cost = Decimal(str(frame.cost_usd))
+        else:
+            call = model_call(frame)
+            if call is None:
+                return
+            cost = call_cost(*call)
         self.run.add(cost)
         self._tasks.setdefault(top_task(event.task), Spend()).add(cost)
 

@@ -208,3 +208,14 @@ def read_texts(data: bytes) -> dict[str, str]:
             key, _, value = body.partition(b"\x00")
             found.setdefault(key.decode("latin-1"), value.decode("latin-1"))
     return found
+
+
+def insert_text(data: bytes, keyword: str, text: str) -> bytes:
+    """`data` (a PNG) with one more tEXt chunk right after IHDR — the other chunks, pixels
+    included, byte for byte as they were (any bit depth or colour type: nothing is decoded)."""
+    keyword, text = text_chunk(keyword, text)
+    if not data.startswith(SIGNATURE) or data[12:16] != b"IHDR":
+        raise PngError("format", "the input is not a PNG file (no PNG signature and IHDR)")
+    end = len(SIGNATURE) + 8 + 13 + 4
+    chunk = _chunk(b"tEXt", keyword.encode("latin-1") + b"\x00" + text.encode("latin-1"))
+    return data[:end] + chunk + data[end:]

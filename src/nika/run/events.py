@@ -6,7 +6,9 @@ decision is lost and every field reaches every sink typed (`frames.AGENT_KINDS` 
 
 - `RunStarted` / `TurnStarted` → `verb_invoked` (the run, then each model turn);
 - `ModelCalled` → `cost_incurred` (tokens and latency of the call);
-- `ToolCompleted` → `tool_invoked`;
+- `ToolCompleted` → `tool_invoked` (and, when a builtin's result reports its own real spend —
+  a top-level numeric `cost_usd` — one `cost_incurred` frame naming the tool, which the
+  run's ledger counts: `spend_frame`, the same an `invoke:` emits);
 - `ToolsSelected` · `Nudged` · `Stalled` · `ComposeChecked` · `BudgetCheckpoint` →
   `agent_tools_selected` · `agent_nudge` · `agent_stalled` · `agent_compose_checked` ·
   `agent_budget_checkpoint`.
@@ -28,15 +30,40 @@ under retries and `for_each`) implements `AgentTap`: every `AgentFrames` asks it
 
 from __future__ import annotations
 
+import json
 import logging
-from typing import Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
-from nika.agent.observe import AgentEvent, Finished
+from nika.agent.observe import AgentEvent, Finished, ToolCompleted
 from nika.journal.bus import EventBus, RunEvent
-from nika.journal.frames import AgentStep, AgentSummary, TaskNotes, UnitAttempt
+from nika.journal.frames import AgentStep, AgentSummary, CostIncurred, TaskNotes, UnitAttempt
+from nika.journal.ledger import tool_spend
 from nika.journal.wire import mask_frame
 
 logger = logging.getLogger("nika.run")
+_SPEND_SCAN: Final = 1 << 20
+"""A tool result longer than this is not parsed for its spend (builtin records are small)."""
+
+
+def spend_frame(task: str, tool: str, value: Any) -> CostIncurred | None:
+    """The `cost_incurred` frame of a tool call whose output reports its real spend (None when
+    it reports none): the tool is named where a model call names its model."""
+    spend = tool_spend(value)
+    if spend is None:
+        return None
+    return CostIncurred(task=task, model=tool, input_tokens=None, output_tokens=None,
+                        cost_usd=float(spend))
+
+
+def _agent_spend(task: str, event: ToolCompleted) -> CostIncurred | None:
+    if event.is_error or not event.name.startswith("nika:") or '"cost_usd"' not in event.result \
+            or len(event.result) > _SPEND_SCAN:
+        return None
+    try:
+        value = json.loads(event.result)
+    except ValueError:
+        return None
+    return spend_frame(task, event.name, value)
 
 
 class RunListener(Protocol):
@@ -74,6 +101,10 @@ class AgentFrames:
         frame = stamped.frame
         assert isinstance(frame, AgentStep)
         self._tell(frame.event, stamped)
+        if isinstance(event, ToolCompleted):
+            spent = _agent_spend(self._unit.task, event)
+            if spent is not None:
+                self._bus.emit(spent)
 
     def _tell(self, event: AgentEvent, stamped: RunEvent | None) -> None:
         for listener in self._listeners:

@@ -1,10 +1,10 @@
 """Media and decision builtins: chart · image_generate · image_fx · tts_generate · decide
 (stdlib §Media, §Audio, spec 11 §nika:decide).
 
-This engine serves `chart`, `image_fx` (its op vocabulary: `_fx_ops`), `decide` and
-`tts_generate` (provider `mock`), none of the others (`check/capability.py`); their arguments
-are still judged, so an authoring error is named before the capability refusal. The unserved
-ones stay open: an arg the stdlib adds later is not refused here. `chart`'s spec is closed
+This engine serves all five; `tts_generate` for the providers `check/capability.py` lists
+(its arguments are still judged for the others, so an authoring error is named before the
+capability refusal). `image_generate`'s args are closed: a misspelt knob is refused, never
+silently dropped (`-001`). `chart`'s spec is closed
 (stdlib §chart: « closed » type set, closed semantics): a misfit of `chart:`, `semantics:` or
 `compile_to:` is its CHART-004.
 """
@@ -17,7 +17,7 @@ from typing import Any, Final
 from nika import codes
 from nika.stdlib._declare import Declaration, Problem, Rule
 from nika.stdlib._paths import path_rule, reads, writes
-from nika.stdlib._shapes import ARRAY, BOOLEAN, OBJECT, anything, choice, integer, obj, text
+from nika.stdlib._shapes import BOOLEAN, OBJECT, anything, choice, integer, obj, text
 
 TTS_PROVIDERS: Final = ("local", "openai", "elevenlabs", "mock")
 MAX_SPEECH: Final = 4096
@@ -112,23 +112,31 @@ def _edit_sources(a: Mapping[str, Any]) -> Problem | None:
 
 
 IMAGE_GENERATE = Declaration("nika:image_generate", obj({
-    "prompt": text(),
+    "prompt": text(minLength=1),
     "output_dir": text(),
     "provider": choice("local", "openai", "gemini", "xai", "mock"),
-    "model": text(),
+    "model": text(minLength=1),
     "mode": choice("generate", "edit"),
     "aspect_ratio": choice("1:1", "16:9", "9:16", "4:3", "3:4", "3:2", "2:3", "21:9"),
+    "size": text(pattern="^(auto|[1-9][0-9]{1,4}x[1-9][0-9]{1,4})$"),
     "quality": choice("auto", "low", "medium", "high", "ultra"),
     "format": choice("png", "jpeg", "webp"),
     "background": choice("auto", "transparent", "opaque"),
     "n": integer(1, 10),
     "compression": integer(0, 100),
+    "seed": integer(),
     "save": BOOLEAN,
     "image": text(),
-    "images": ARRAY,
+    "images": {"type": "array", "minItems": 1, "items": {"type": "string"}},
     "mask": text(),
     "reference_images": anything("Reserved in v0.1."),
-}, ("prompt", "output_dir"), closed=False), rules=(
+    "provider_options": OBJECT,
+    "filename_prefix": text(),
+    "manifest": BOOLEAN,
+    "metadata": OBJECT,
+    "timeout_ms": integer(1_000, 600_000),
+    "debug": BOOLEAN,
+}, ("prompt", "output_dir")), rules=(
     Rule("save-is-reserved", ("save",), _save_reserved),
     Rule("reference-images-are-reserved", (), _references_reserved),
     Rule("edit-needs-one-source", ("mode",), _edit_sources),
@@ -136,7 +144,7 @@ IMAGE_GENERATE = Declaration("nika:image_generate", obj({
     # final file under it. Edit sources (`image:` XOR `images:`, optional `mask:`) are read.
     path_rule(writes("output_dir", directory=True), reads("image"), reads("mask"),
               reads("images", each=True)),
-))  # fmt: skip
+), code=codes.BUILTIN_IMAGE_GENERATE_001)  # fmt: skip
 
 def _ops(a: Mapping[str, Any]) -> Problem | None:
     from nika.stdlib import _fx_ops

@@ -127,6 +127,9 @@ class _Task:
                 self.labelled = True
                 model = f" · {_safe(record.model)}" if record.model is not None else ""
                 self.tree.label = f"{self.tree.label} [dim]{_safe(record.verb)}{model}[/]"
+        elif isinstance(record, ReadCostIncurred) and record.cost_usd is not None:
+            self.tree.add(f"spend {_safe(record.model)} · ${record.cost_usd:.6f} (reported "
+                          "by the tool)")
         elif isinstance(record, ReadCostIncurred):
             self.tree.add(f"model {_safe(record.model)} · {_tokens(record)}")
         elif isinstance(record, ReadPermitChecked):

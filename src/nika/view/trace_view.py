@@ -323,6 +323,8 @@ def _note(record: Read) -> str | None:
         return f"permit {record.decision} · {record.gate}".rstrip()
     if isinstance(record, ReadRetrying):
         return f"retry · attempt {record.attempt} · {record.code}"
+    if isinstance(record, ReadCostIncurred) and record.cost_usd is not None:
+        return f"spend {record.model} · ${record.cost_usd:.6f} (reported by the tool)"
     if isinstance(record, ReadCostIncurred):
         return (f"model {record.model} · {record.input_tokens}→{record.output_tokens} tokens"
                 f" · {_priced(record)}")

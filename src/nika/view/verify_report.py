@@ -20,7 +20,7 @@ Every journal-derived string passes `printable` (15 §the verifier: the terminal
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Final
 
@@ -48,6 +48,7 @@ class _Collector:
     def __init__(self) -> None:
         self.prologue: Mapping[str, Any] | None = None
         self.calls: list[PricedCall] = []
+        self.spent: list[Decimal] = []
         self.total: float | None = None
         self._ended = False
 
@@ -56,7 +57,9 @@ class _Collector:
             self.prologue = frame.fields  # the boot manifest: an open set of claims
         elif frame.kind == "cost_incurred":
             record = frame.read()
-            if isinstance(record, ReadCostIncurred | ReadModelCalled):
+            if isinstance(record, ReadCostIncurred) and record.cost_usd is not None:
+                self.spent.append(Decimal(str(record.cost_usd)))  # a tool's own bill
+            elif isinstance(record, ReadCostIncurred | ReadModelCalled):
                 self.calls.append((record.model or "", record.input_tokens,
                                    record.output_tokens))
         elif frame.kind in TERMINAL_KINDS and not self._ended:
@@ -80,7 +83,7 @@ def report(data: bytes, *, head: str | None = None) -> tuple[TraceVerdict, list[
         lines += [f"  {name}: {_value(seen.prologue[name])}" for name in _CLAIMS
                   if name in seen.prologue]
     if verdict.walks:
-        lines.append(cost_replay(seen.prologue, seen.calls, seen.total))
+        lines.append(cost_replay(seen.prologue, seen.calls, seen.total, seen.spent))
     return verdict, [printable(line) for line in lines]
 
 
@@ -111,7 +114,7 @@ def _render_pin(pin: Mapping[str, str]) -> str:
 
 
 def cost_replay(prologue: Mapping[str, Any] | None, calls: list[PricedCall],
-                total: float | None) -> str:
+                total: float | None, spent: Sequence[Decimal] = ()) -> str:
     """The cost-replay leg's line (see the module docstring)."""
     if prologue is None or "pricing" not in prologue:
         return ("cost-replay: unrecorded · the boot manifest pins no pricing table (the run "
@@ -122,7 +125,7 @@ def cost_replay(prologue: Mapping[str, Any] | None, calls: list[PricedCall],
         shown = _render_pin(pinned) if pinned else "an unreadable pin"
         return (f"cost-replay: refused · the journal pins {shown}, this engine holds "
                 f"{_render_pin(local)}: an unknown rate table never silently re-prices a run")
-    spend = fold(calls)
+    spend = fold(calls, spent)
     line = (f"cost-replay: replayed · {len(calls)} model call(s) re-priced at the pinned table "
             f"({_render_pin(local)}): ${spend.usd:.6f} over {spend.priced} priced call(s), "
             f"{sum(spend.unpriced.values())} unpriced")

@@ -34,7 +34,7 @@ from nika.tools.builtins import BuiltinExecutor, Context
 
 B = "NIKA-BUILTIN-001"
 SSRF = "NIKA-SEC-005"
-UNSERVED = "NIKA-IMPL-002"
+IG = "NIKA-BUILTIN-IMAGE_GENERATE-"
 FX = "NIKA-BUILTIN-IMAGE_FX-"
 PATH = "NIKA-INVOKE-002"  # a path no file system holds: the check's and the resolver's code
 NOW = datetime(2026, 5, 1, tzinfo=UTC)
@@ -198,12 +198,15 @@ CASES: dict[str, list[Case]] = {
         Case({"input": "a.png", "out": "", "ops": [{"grayscale": {}}]}, PATH),
     ],
     "nika:image_generate": [
-        Case({"prompt": "p", "output_dir": "o", "provider": "mock"}, ran=UNSERVED),
-        Case({"prompt": "p", "output_dir": "o", "mode": "edit"}, B),
-        Case({"prompt": "p", "output_dir": "o", "image": "a.png"}, B),
-        Case({"prompt": "p", "output_dir": "o", "save": False}, B),
-        Case({"prompt": "p", "output_dir": "o", "reference_images": ["a.png"]}, B),
-        Case({"prompt": "p", "output_dir": "o", "n": 11}, B),
+        Case({"prompt": "p", "output_dir": "o", "provider": "mock"}),
+        Case({"prompt": "p", "output_dir": "o", "mode": "edit"}, IG + "001"),
+        Case({"prompt": "p", "output_dir": "o", "image": "a.png"}, IG + "001"),
+        Case({"prompt": "p", "output_dir": "o", "save": False}, IG + "001"),
+        Case({"prompt": "p", "output_dir": "o", "reference_images": ["a.png"]}, IG + "001"),
+        Case({"prompt": "p", "output_dir": "o", "n": 11}, IG + "001"),
+        Case({"prompt": "p", "output_dir": "o", "qualty": "high"}, IG + "001"),
+        Case({"prompt": "p", "output_dir": "o", "model": "stablediffusion"}, ran=IG + "001"),
+        Case({"prompt": "p", "output_dir": "o", "provider": "openai"}, ran=IG + "002"),
         Case({"prompt": "p", "output_dir": "o", "mode": "edit", "images": ["a\x00.png"]}, PATH),
     ],
     "nika:inspect": [

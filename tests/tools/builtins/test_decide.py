@@ -9,7 +9,6 @@ from pathlib import Path
 from tests.decide._spec import GOLDENS, bundle, golden, snapshot
 
 from nika.canonical import canonical_json
-from nika.check.capability import UNSERVED
 from nika.tools.builtins import BuiltinExecutor
 
 
@@ -73,7 +72,6 @@ async def test_arg_shape_is_builtin_001(make: Callable[..., BuiltinExecutor]):
 
 
 def test_decide_is_served(make: Callable[..., BuiltinExecutor]) -> None:
-    assert "nika:decide" not in UNSERVED
     described = {str(d.name): d.description for d in make().definitions()}
     assert "NOT supported" not in described["nika:decide"]
     assert json.loads(json.dumps(described["nika:decide"]))  # a plain description

@@ -20,7 +20,7 @@ def test_definitions_sorted_builtin_and_satisfy_the_seam(make: Callable[..., Bui
     assert {d.source for d in ex.definitions()} == {"builtin"}
     assert "nika:done" not in names and "nika:compose" not in names
     media = next(d for d in ex.definitions() if d.name == "nika:image_generate")
-    assert "NOT supported" in media.description
+    assert "never the image bytes" in media.description
 
 
 def test_every_declared_builtin_is_answered_except_loop_served():

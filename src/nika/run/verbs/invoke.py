@@ -21,6 +21,7 @@ from nika import codes
 from nika.agent.seams import ToolDefinition, ToolExecutor
 from nika.errors import task_error
 from nika.journal.frames import ToolInvoked, UnitAttempt, VerbInvoked
+from nika.run.events import spend_frame
 from nika.run.pause import PauseRequested, prompt_payload
 from nika.run.services import RunServices, servers_down
 from nika.stdlib import LOOP_ONLY
@@ -77,6 +78,9 @@ async def run_invoke(
                              task.id, f"{name} failed: {result.content[:500]}", tool=name)
         raise result.error.to_error()
     if name.startswith("nika:"):
+        spent = spend_frame(task.id, name, result.structured)
+        if spent is not None:  # the builtin's own bill joins the run's ledger
+            services.bus.emit(spent)
         # Builtins always carry their value in `structured`; a null output stays null.
         return result.structured
     return result.structured if result.structured is not None else result.content

@@ -38,6 +38,7 @@ from nika.tools.builtins import (
     grep,
     hash,
     image_fx,
+    image_generate,
     inspect,
     jq,
     json_diff,
@@ -47,7 +48,6 @@ from nika.tools.builtins import (
     prompt,
     read,
     tts,
-    unsupported,
     uuid,
     validate,
     wait,
@@ -76,18 +76,15 @@ __all__ = [
 
 _MODULES: Final = (
     assertion, chart, convert, date, decide, edit, emit, fetch, glob, grep, hash, image_fx,
-    inspect, jq, json_diff, json_merge_patch, log, notify, prompt, read, tts, uuid, validate,
-    wait, write,
+    image_generate, inspect, jq, json_diff, json_merge_patch, log, notify, prompt, read, tts,
+    uuid, validate, wait, write,
 )  # fmt: skip
 
 BUILTINS: Final[Mapping[str, Builtin]] = {
     b.name: b
-    for b in sorted(
-        (*(m.BUILTIN for m in _MODULES), *unsupported.UNSERVED_BUILTINS), key=lambda b: b.name
-    )
+    for b in sorted((m.BUILTIN for m in _MODULES), key=lambda b: b.name)
 }
-"""Every builtin `call` answers, sorted by name: the implemented ones and the declared ones
-this engine refuses (`unsupported`)."""
+"""Every builtin `call` answers, sorted by name."""
 
 _LOOP_SERVED: Final = frozenset({"nika:done", "nika:compose"})
 
@@ -117,8 +114,7 @@ class BuiltinExecutor:
         return other
 
     def definitions(self) -> Sequence[ToolDefinition]:
-        """Every builtin, sorted by name; an unsupported one says so in its description (it
-        stays listed so `invoke:` reaches its definite refusal, not an unknown-tool error)."""
+        """Every builtin, sorted by name."""
         return self._definitions
 
     async def call(self, name: str, args: Mapping[str, Any]) -> ToolResult:

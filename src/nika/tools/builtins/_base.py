@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -69,7 +69,7 @@ class Context:
     carve-out); `data_as_code_lifted` is the task's `lift: [{law: data-as-code}]`.
     `prompt_io` is the human (None: non-interactive); `events` receives log/emit entries;
     `inspect` serves `nika:inspect`. `now`, `random_bytes` and `sleep` are the injectable
-    clock, entropy and timer of uuid/date/wait.
+    clock, entropy and timer of uuid/date/wait (and the retry waits of the media builtins).
     """
 
     base_dir: Path
@@ -86,6 +86,10 @@ class Context:
     fetch_timeout_s: float = 30.0
     max_redirects: int = 10
     max_body_bytes: int = 32 * 1024 * 1024
+    engine_env: Mapping[str, str] = field(default_factory=dict)
+    """The ENGINE's environment, read at the composition root: provider endpoints and keys
+    (`nika:image_generate`, `nika:tts_generate`). Builtins never read `os.environ`; the
+    workflow's `secrets:` never reach here."""
     max_file_bytes: int = 32 * 1024 * 1024
     """The file builtins' cap: a file read (read, edit, grep, a multipart part), a content
     written or hashed, is at most this many bytes."""
