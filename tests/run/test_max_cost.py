@@ -77,7 +77,7 @@ def test_the_prologue_records_the_budget_and_the_journal_verifies(
         ran: tuple[int, Path, str], capsys: pytest.CaptureFixture[str]) -> None:
     _, journal, _ = ran
     prologue = _frames(journal)[0]
-    assert json.loads(prologue["budget"]) == {"max_cost_usd": "0.01"}
+    assert json.loads(prologue["budget"]) == {"max_cost_usd": 0.01}  # a JSON number
     assert main(["trace", "verify", str(journal)]) == 0
     assert "forged" not in capsys.readouterr().out.lower()
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO
 from nika import codes
 from nika._term import json_printable, printable
 from nika.agent.seams import Provider, ToolExecutor
-from nika.canonical import canonical_json, loose_json
+from nika.canonical import loose_json
 from nika.check import check_workflow
 from nika.check.capability import CODE as CAPABILITY
 from nika.check.verdict import refused
@@ -54,9 +54,10 @@ from nika.journal.runs import Policy, sweep
 from nika.journal.writer import TRACE_DIR, JournalSink, manifest
 from nika.masking import Masker
 from nika.providers import resolve_provider
-from nika.run import preflight
+from nika.run import _boot, preflight
 from nika.run._resuming import resume_answers, resume_plan
 from nika.run._said import print_failure, print_refusal
+from nika.run.budget import SpendCap
 from nika.run.children import ChildGuard
 from nika.run.nested import MAX_DEPTH, ChildFrames
 from nika.run.pause import EXIT_PAUSED, PauseRequested, child_answers
@@ -189,7 +190,9 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
         views.refused(unserved)
         return EXIT_FAILURE
     try:
-        inputs = bind_inputs(workflow.inputs, dict(parse_var(v) for v in options.vars), env)
+        supplied = dict(parse_var(v) for v in options.vars)
+        inputs = bind_inputs(workflow.inputs, supplied, env)
+        origins = _boot.origins(workflow.inputs, supplied, env, terminal=_boot.terminal())
         registry = named
         if _uses_mcp(workflow) and registry is None:
             registry = load_registry(Path.cwd(), environ=env)
@@ -239,22 +242,21 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
                       keep=(options.resume,) if options.resume is not None else ())
         if swept is not None:
             streams.err.write(swept + "\n")
-    journal = JournalSink(
-        traces, mask=mask,
-        manifest=manifest(source, workflow, semantic=replay.semantic(),
-                          extra={**(plan.manifest if plan is not None else {}),
-                                 **({"lock_digest": held.digest} if held.digest else {}),
-                                 **_budget(options)}))
+    budget = SpendCap(options.max_cost_usd) if options.max_cost_usd is not None else None
+    journal = JournalSink(traces, mask=mask, manifest=manifest(
+        source, workflow, semantic=replay.semantic(),
+        extra=_boot.claims(plan, held.digest, budget)))
     sinks: list[EventSink] = [journal, *views.sinks()]
     sinks += [make(journal) for make in extra_sinks]
-    bus = EventBus(sinks=sinks, mask=mask)
+    bus = EventBus(sinks=sinks + ([budget] if budget is not None else []), mask=mask)
     mcp_servers = registry if _uses_mcp(workflow) else None
     children = ChildGuard()
     stop = Stop(lambda _signum: _force_exit(bus, stop, workflow))
     try:
         with executor:
-            result = asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env,
-                                      replay, answers, mcp_servers, placement, stop, children))
+            result = asyncio.run(_run(options, workflow, _boot.Bound(inputs, origins, budget),
+                                      secrets, mask, bus, env, replay, answers, mcp_servers,
+                                      placement, stop, children))
     finally:
         children.close()  # stragglers (a background grandchild) go with the run
     bus.close()
@@ -279,7 +281,7 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
                           f"--answer {task}=VALUE\n")
     if result.state == "cancelled" and stop.received is not None:
         return exit_code(stop.received)
-    if result.state == "cancelled" and options.max_cost_usd is not None:
+    if result.state == "cancelled" and budget is not None and budget.crossed() is not None:
         return EXIT_FAILURE  # no signal came: the budget stopped the run (13 · cause budget)
     return {"success": EXIT_OK, "failure": EXIT_FAILURE, "cancelled": EXIT_CANCELLED,
             "paused": EXIT_PAUSED}[result.state]
@@ -316,7 +318,7 @@ def _uses_mcp(workflow: Workflow) -> bool:
     return any(needs_mcp(task) for task in workflow.tasks.values())
 
 
-async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any],
+async def _run(options: RunOptions, workflow: Workflow, inputs: _boot.Bound,
                secrets: Mapping[str, str], mask: Masker, bus: EventBus,
                env: Mapping[str, str], replay: Replay, answers: Mapping[str, str],
                registry: McpRegistry | None, placement: Placement, stop: Stop,
@@ -330,7 +332,7 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
         stop.remove(loop)
 
 
-async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any],
+async def _serve(options: RunOptions, workflow: Workflow, inputs: _boot.Bound,
                  secrets: Mapping[str, str], mask: Masker, bus: EventBus,
                  env: Mapping[str, str], replay: Replay, answers: Mapping[str, str],
                  registry: McpRegistry | None, placement: Placement, stop: Stop,
@@ -359,7 +361,7 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
             base_dir=Path.cwd(), environ=env, secrets=secrets, mask=mask, bus=bus,
             gate=gate, tools=tools_for(workflow, gate, bus), mcp=mcp,
             providers=providers, model=options.model or workflow.model,
-            answers=answers, pausable=True, children=children,
+            answers=answers, pausable=True, children=children, budget=inputs.budget,
         )
 
         async def child(path: Path, args: Mapping[str, Any], unit: UnitAttempt,
@@ -406,15 +408,11 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
                                     details={"workflow": str(path)})
             return dict(outcome.outputs)
 
-        runner = Runner(services, inputs=inputs, concurrency=options.concurrency, child=child,
-                        replay=replay, placement=placement, budget=options.max_cost_usd)
+        runner = Runner(services, inputs=inputs.values, concurrency=options.concurrency,
+                        child=child, replay=replay, placement=placement,
+                        origins=inputs.origins)
         stop.attach(runner.cancel)
         result = await runner.run()
         stop.settled = True  # the terminal frame is written: a forced exit adds none
         return result
 
-
-def _budget(options: RunOptions) -> dict[str, str]:
-    """The boot manifest's `budget` (13): the cap as the operator gave it, in USD."""
-    cap = options.max_cost_usd
-    return {} if cap is None else {"budget": canonical_json({"max_cost_usd": str(cap)})}
