@@ -13,8 +13,8 @@ Baseline, measured in the same run: a bare hand-written loop that only awaits th
 provider and executor (no routing, whitelist, guard, events, budgets) — the floor any loop
 pays for the two awaits. A passthrough row (routing threshold raised above the universe)
 separates the BM25 ranking's share from the rest of the loop; a spend-cap row passes the run's
-`SpendCap` (never crossed) as the loop's `StopCheck`, asked before every turn. Each figure is the best of
-several runs (other load on the machine only ever adds time).
+`SpendCap` (never crossed) as the loop's `StopCheck`, asked before every turn. Each figure is
+the best of several runs (other load on the machine only ever adds time).
 """
 
 from __future__ import annotations
