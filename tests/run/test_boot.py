@@ -126,14 +126,18 @@ def test_trace_verify_prints_the_fixed_list_with_unrecorded_facts(tmp_path: Path
     assert shown["seed"] == "unrecorded" and shown["lock_digest"] == "unrecorded"
 
 
-def _as_old_engine_wrote_it(journal: Path, values: Mapping[str, Any]) -> Path:
+def _as_old_engine_wrote_it(journal: Path, values: Mapping[str, Any] | None,
+                            engine: str | None = None) -> Path:
     """The journal as an engine before origins wrote it: input VALUES in the prologue's
-    `inputs`, no `spec_pin` — re-chained, so the walk is clean and only the content differs."""
+    `inputs` (None: the origins stay), no `spec_pin`, another `engine_version` when given —
+    re-chained, so the walk is clean and only the content differs."""
     frames = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
     pairs = [p for p in frames[0]["fields"] if p["key"] != "spec_pin"]
     for pair in pairs:
-        if pair["key"] == "inputs":
+        if pair["key"] == "inputs" and values is not None:
             pair["value"] = json.dumps(values, separators=(",", ":"), sort_keys=True)
+        if pair["key"] == "engine_version" and engine is not None:
+            pair["value"] = engine
     frames[0]["fields"] = pairs
     out, chain = [], frames[0]["chain"]
     for frame in frames:
@@ -162,6 +166,14 @@ def test_an_older_journal_verifies_reads_its_inputs_unrecorded_and_resumes(
     # `ambient` came through @env: the first time and typed now: the same value, one identity
     assert "task_cache_hit" in kinds
     assert json.loads(_prologue(resumed)["inputs"])["ambient"] == "ci-context"
+
+
+def test_another_engines_origins_read_as_origins_without_a_spec_pin(tmp_path: Path) -> None:
+    _launch(tmp_path, env=_env())
+    foreign = _as_old_engine_wrote_it(_journals(tmp_path)[-1], None, engine="other/1.0")
+    shown = _verify_manifest(foreign)
+    assert json.loads(shown["inputs"])["declared"] == "file"
+    assert shown["spec_pin"] == "unrecorded"
 
 
 def test_a_different_value_is_a_different_identity_on_resume(tmp_path: Path) -> None:

@@ -57,7 +57,9 @@ GENESIS_CHAIN: Final = hashlib.sha256(GENESIS).hexdigest()
 TRACE_FORMAT: Final = 2
 TRACE_DIR: Final = Path(".nika") / "traces"
 """Where journals go, relative to the project directory (the engine's working directory)."""
-ENGINE_VERSION: Final = f"nika-py/{__version__}"
+ENGINE_PREFIX: Final = "nika-py/"
+"""What this engine's `engine_version` begins with (a reader tells its own journals apart)."""
+ENGINE_VERSION: Final = f"{ENGINE_PREFIX}{__version__}"
 SPEC_PIN: Final = "332f523"
 """The nika-spec commit this engine implements and its conformance was proven at (17 · the
 boot manifest's `spec_pin`; the spec repository's README names the same commit)."""

@@ -31,6 +31,7 @@ from nika.journal.decoded import ReadCostIncurred, ReadModelCalled, ReadWorkflow
 from nika.journal.frames import INPUT_ORIGINS, PricedCall
 from nika.journal.ledger import fold
 from nika.journal.verify import TERMINAL_KINDS, Frame, TraceVerdict, verify
+from nika.journal.writer import ENGINE_PREFIX
 from nika.prices import table_pin
 
 MANIFEST_FIELDS: Final = (
@@ -92,12 +93,17 @@ _ABSENT: Final = object()
 
 def _claim(prologue: Mapping[str, Any], name: str) -> Any:
     value = prologue.get(name, _ABSENT)
-    # Before origins, this engine journaled input VALUES there (and no `spec_pin`): a value
-    # that merely reads like an origin word must not pass for one.
-    if name == "inputs" and value is not _ABSENT and not (
-            "spec_pin" in prologue and _origins(value)):
+    if name == "inputs" and value is not _ABSENT and (_valued(prologue) or not _origins(value)):
         return _ABSENT
     return value
+
+
+def _valued(prologue: Mapping[str, Any]) -> bool:
+    """A journal this engine wrote before origins (no `spec_pin` yet): its `inputs` held input
+    VALUES, and a value that merely reads like an origin word must not pass for one."""
+    version = prologue.get("engine_version")
+    return isinstance(version, str) and version.startswith(ENGINE_PREFIX) \
+        and "spec_pin" not in prologue
 
 
 def _origins(raw: Any) -> bool:
