@@ -200,3 +200,34 @@ def test_a_retry_not_yet_started_is_cancelled_by_the_budget(
     _budget_cancelled(end)
     assert end["attempts"] == 1
     assert [f["kind"] for f in frames].count("task_retrying") == 1
+
+
+CHILD = """\
+nika: budgeted-child
+model: openai/gpt-4.1
+tasks:
+  first:
+    infer: { prompt: "one" }
+  second:
+    after: { first: success }
+    infer: { prompt: "two" }
+outputs:
+  said: ${{ tasks.second.output }}
+"""
+PARENT = """\
+nika: budgeted-parent
+tasks:
+  call:
+    invoke: { workflow: ./child.nika.yaml }
+"""
+
+
+def test_a_child_workflows_unstarted_tasks_are_cancelled_and_so_is_its_caller(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "child.nika.yaml").write_text(CHILD, encoding="utf-8")
+    code, frames, calls = _budgeted(tmp_path, monkeypatch, PARENT, PRICED, PRICED)
+    assert code == 1 and calls == 1  # the child's `first` crossed the cap; `second` never ran
+    _budget_cancelled(_ended(frames, "call/second"))
+    end = _ended(frames, "call")  # the caller does not pass a stopped child off as a success
+    _budget_cancelled(end)
+    assert "child workflow" in end["error"]["detail"]

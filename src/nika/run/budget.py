@@ -18,7 +18,7 @@ Unpriced calls count nothing toward the cap; they are named on every frame inste
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeGuard
 
 from nika import codes
 from nika.errors import NikaError
@@ -58,6 +58,6 @@ class SpendCap:
         return {"max_cost_usd": int(self.cap) if whole else float(self.cap)}
 
 
-def cancelled_by(error: NikaError | None) -> bool:
+def cancelled_by(error: NikaError | None) -> TypeGuard[NikaError]:
     """Whether `error` is the budget's cancellation (and not a failure to recover from)."""
     return error is not None and error.code == codes.RUN_1704

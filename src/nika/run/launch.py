@@ -57,7 +57,7 @@ from nika.providers import resolve_provider
 from nika.run import _boot, preflight
 from nika.run._resuming import resume_answers, resume_plan
 from nika.run._said import print_failure, print_refusal
-from nika.run.budget import SpendCap
+from nika.run.budget import SpendCap, cancelled_by
 from nika.run.children import ChildGuard
 from nika.run.nested import MAX_DEPTH, ChildFrames
 from nika.run.pause import EXIT_PAUSED, PauseRequested, child_answers
@@ -399,6 +399,10 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: _boot.Bound,
             ).run()
             if outcome.state == "paused":
                 raise PauseRequested(outcome.paused).within(unit.path)
+            if outcome.state == "cancelled" and cancelled_by(outcome.error):
+                # the cap stopped the child: its caller settles cancelled(budget) too
+                raise NikaError(codes.RUN_1704, f"child workflow {str(path)!r} was stopped: "
+                                f"{outcome.error.detail}", details={"workflow": str(path)})
             if outcome.state != "success":
                 failed = next((r.error for r in outcome.records.values()
                                if r.status == "failure" and r.error), outcome.output_error)
