@@ -137,7 +137,7 @@ class RunOptions:
     locked: bool = False
     """`--locked`: refuse before any task starts unless `nika.lock` holds (spec 15)."""
     max_cost_usd: Decimal | None = None
-    """`--max-cost-usd`: past it, unstarted tasks settle cancelled(budget) (spec 13)."""
+    """`--max-cost-usd`: past it, unstarted work settles cancelled(budget) (13, `budget`)."""
     no_gc: bool = False
     """Skip the trace collection at run start (ADR-100 D2)."""
 
