@@ -191,8 +191,10 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
         return EXIT_FAILURE
     try:
         supplied = dict(parse_var(v) for v in options.vars)
-        inputs = bind_inputs(workflow.inputs, supplied, env)
-        origins = _boot.origins(workflow.inputs, supplied, env, terminal=_boot.terminal())
+        inputs = _boot.Bound(  # the values, who gave each (04), and the spend cap (13)
+            bind_inputs(workflow.inputs, supplied, env),
+            _boot.origins(workflow.inputs, supplied, env, terminal=_boot.terminal()),
+            SpendCap(options.max_cost_usd) if options.max_cost_usd is not None else None)
         registry = named
         if _uses_mcp(workflow) and registry is None:
             registry = load_registry(Path.cwd(), environ=env)
@@ -242,7 +244,7 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
                       keep=(options.resume,) if options.resume is not None else ())
         if swept is not None:
             streams.err.write(swept + "\n")
-    budget = SpendCap(options.max_cost_usd) if options.max_cost_usd is not None else None
+    budget = inputs.budget
     journal = JournalSink(traces, mask=mask, manifest=manifest(
         source, workflow, semantic=replay.semantic(),
         extra=_boot.claims(plan, held.digest, budget)))
@@ -254,9 +256,8 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
     stop = Stop(lambda _signum: _force_exit(bus, stop, workflow))
     try:
         with executor:
-            result = asyncio.run(_run(options, workflow, _boot.Bound(inputs, origins, budget),
-                                      secrets, mask, bus, env, replay, answers, mcp_servers,
-                                      placement, stop, children))
+            result = asyncio.run(_run(options, workflow, inputs, secrets, mask, bus, env,
+                                      replay, answers, mcp_servers, placement, stop, children))
     finally:
         children.close()  # stragglers (a background grandchild) go with the run
     bus.close()
@@ -281,7 +282,7 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
                           f"--answer {task}=VALUE\n")
     if result.state == "cancelled" and stop.received is not None:
         return exit_code(stop.received)
-    if result.state == "cancelled" and budget is not None and budget.crossed() is not None:
+    if result.state == "cancelled" and options.max_cost_usd is not None:
         return EXIT_FAILURE  # no signal came: the budget stopped the run (13 · cause budget)
     return {"success": EXIT_OK, "failure": EXIT_FAILURE, "cancelled": EXIT_CANCELLED,
             "paused": EXIT_PAUSED}[result.state]
