@@ -12,8 +12,9 @@ T=200 / T=50 must stay ≤ 1.2 (no per-turn work proportional to the history).
 Baseline, measured in the same run: a bare hand-written loop that only awaits the same
 provider and executor (no routing, whitelist, guard, events, budgets) — the floor any loop
 pays for the two awaits. A passthrough row (routing threshold raised above the universe)
-separates the BM25 ranking's share from the rest of the loop. Each figure is the best of
-several runs (other load on the machine only ever adds time).
+separates the BM25 ranking's share from the rest of the loop; a spend-cap row passes the run's
+`SpendCap` (never crossed) as the loop's `StopCheck`, asked before every turn. Each figure is
+the best of several runs (other load on the machine only ever adds time).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from nika.agent import (
@@ -30,6 +32,7 @@ from nika.agent import (
     InMemoryExecutor,
     ModelRequest,
     ModelResponse,
+    StopCheck,
     ToolCall,
     ToolDefinition,
     ToolName,
@@ -37,6 +40,7 @@ from nika.agent import (
     run_agent,
 )
 from nika.agent.fakes import RecordingObserver
+from nika.run.budget import SpendCap
 
 TOOLS = 50
 REPEATS = 9
@@ -107,7 +111,8 @@ def _replies(turns: int) -> list[ModelResponse]:
     return replies
 
 
-async def _loop_cpu(turns: int, observed: bool, ranked: bool) -> float:
+async def _loop_cpu(turns: int, observed: bool, ranked: bool,
+                    stop: StopCheck | None = None) -> float:
     """CPU seconds `run_agent` spends outside the provider and the executor."""
     fake = _Timed(_replies(turns))
     # A threshold above any universe (50 tools + the whitelisted intrinsics) passes all through.
@@ -120,8 +125,14 @@ async def _loop_cpu(turns: int, observed: bool, ranked: bool) -> float:
         tools=fake,
         observer=RecordingObserver() if observed else None,
         config=AgentConfig(default_max_turns=turns + 1, route_threshold=threshold),
+        stop=stop,
     )
     return time.process_time() - started - fake.inside
+
+
+async def _capped_cpu(turns: int, observed: bool, ranked: bool) -> float:
+    """`_loop_cpu` under a spend cap never crossed: the `StopCheck` asked before every turn."""
+    return await _loop_cpu(turns, observed, ranked, stop=SpendCap(Decimal(1)))
 
 
 async def _bare_cpu(turns: int, observed: bool, ranked: bool) -> float:
@@ -158,6 +169,7 @@ def main() -> None:
         "bare await loop (base)": (_bare_cpu, False, True),
         "run_agent, ranked routing": (_loop_cpu, False, True),
         "run_agent, ranked + observer": (_loop_cpu, True, True),
+        "run_agent, ranked + spend cap": (_capped_cpu, False, True),
         "run_agent, passthrough routing": (_loop_cpu, False, False),
     }
     figures = {

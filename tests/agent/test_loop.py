@@ -119,6 +119,24 @@ async def test_max_turns_set_by_the_task_blames_the_caller() -> None:
     assert "raise max_turns" in err.detail
 
 
+async def test_the_stop_seam_ends_the_loop_after_the_turn_under_way() -> None:
+    asked: list[int] = []
+    ex = RecordingExecutor(["nika:wait"])
+
+    def stop() -> NikaError | None:  # a `StopCheck`: says stop once one turn has been paid
+        asked.append(len(asked))
+        return NikaError("NIKA-RUN-1704", "the cap is crossed") if len(asked) > 1 else None
+
+    script = [calling(call("nika:wait"), text=f"turn {i}") for i in range(3)]
+    err, provider, observer = await fails(spec(["nika:wait"]), script, ex, stop=stop)
+    assert err.code == "NIKA-RUN-1704" and err.category == "budget_error"
+    assert "stopped after 1 turn(s): the cap is crossed" in err.detail
+    assert (err.details["turns"], err.details["partial_output"]) == (1, "turn 0")
+    assert len(provider.requests) == 1 and ex.names == ["nika:wait"]  # turn 1 completed
+    [finished] = [e for e in observer.events if isinstance(e, Finished)]
+    assert (finished.outcome, finished.turns) == ("cancelled", 1)  # stopped, not failed
+
+
 async def test_a_default_max_turns_blames_the_contract() -> None:
     script = [calling(call("nika:wait")) for _ in range(2)]
     err, _, _ = await fails(

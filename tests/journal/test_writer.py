@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from nika.journal.bus import EventBus
 from nika.journal.verify import verify
-from nika.journal.writer import GENESIS_CHAIN, JournalSink, Uuid7, encode, line_hash
+from nika.journal.writer import GENESIS_CHAIN, SPEC_PIN, JournalSink, Uuid7, encode, line_hash
 from nika.masking import MASK
 from nika.run.launch import RunOptions, Streams, run_command
 from nika.view.console import Console
@@ -94,7 +94,8 @@ def test_frames_have_the_normative_shape_and_the_prologue_is_the_manifest() -> N
     assert prologue["permits_json"] == '{"tools":["nika:done"]}'
     assert {"workflow_sha256", "workflow_sha256_lf", "engine_version", "platform", "sandbox",
             "stamper_kind", "clock", "semantic_hash", "pricing"} <= set(prologue)
-    assert not {"spec_pin", "seed"} & set(prologue)  # absent, never faked
+    assert prologue["spec_pin"] == SPEC_PIN  # the spec commit this engine implements
+    assert "seed" not in prologue  # an ambient run: absent, never faked
     assert list(prologue)[:4] == ["workflow", "permits", "permits_json", "workflow_sha256"]
     assert len({f["run"] for f in frames}) == 1 and frames[-1]["kind"] == "workflow_completed"
     ids = [f["id"]["uuid"] for f in frames]

@@ -11,7 +11,10 @@ the results back in call order, let the stall guard judge the turn, repeat. The 
 - `NIKA-AGENT-006`: the stall guard's verdict;
 - `NIKA-SEC-002`: a call outside the whitelist — no call of that turn is dispatched;
   likewise any tool result whose error is a `security_error` ends the run at once;
-- a provider's `NikaError`, propagated unchanged (the runtime retries the transient ones).
+- a provider's `NikaError`, propagated unchanged (the runtime retries the transient ones);
+- the `stop` seam's error (`StopCheck`, asked before each turn: a run's spend cap crossed),
+  naming the turns completed — the turn under way always finishes first; the run's outcome
+  is `cancelled`, not `failure`: the loop did not fail, it was told to stop.
 
 Ordinary tool failures are fed back to the model, never raised. On a turn that cannot be
 followed by another (the last turn, or the token budget spent) tool calls are dispatched only
@@ -70,6 +73,7 @@ from nika.agent.seams import (
     Message,
     ModelRequest,
     Provider,
+    StopCheck,
     ToolCall,
     ToolExecutor,
     ToolResultMessage,
@@ -110,9 +114,11 @@ class _Run:
         observer: AgentObserver | None,
         config: AgentConfig,
         intrinsics: Sequence[Intrinsic],
+        stop: StopCheck | None,
     ) -> None:
         self.spec, self.provider, self.executor = spec, provider, executor
-        self.config, self.intrinsics = config, intrinsics
+        self.config, self.intrinsics, self.stop = config, intrinsics, stop
+        self.stopped = False
         self.emit = Emitter(observer)
         self.transcript = Transcript()
         self.text = ""
@@ -142,7 +148,7 @@ class _Run:
             self._close("cancelled", codes.CANCEL_001)
             raise
         except NikaError as exc:
-            self._close("failure", exc.code)
+            self._close("cancelled" if self.stopped else "failure", exc.code)
             raise
         except BaseException:
             self._close("failure", None)
@@ -209,6 +215,8 @@ class _Run:
         max_turns = self.turn_bound.limit
         token_bound = self.token_bound
         while True:
+            if self.stop is not None and (halt := self.stop()) is not None:
+                raise self._stopped(halt)
             self.turn = turn = self.turn + 1
             emit(TurnStarted, turn)
             decision = self.router.select(
@@ -303,6 +311,17 @@ class _Run:
             self.recent.append(frozenset(c.name for c in calls))
             self.observations = tuple(s.result.content for s in served)
 
+    def _stopped(self, halt: NikaError) -> NikaError:
+        """The stop seam's error, naming this task and the turns it completed."""
+        self.stopped = True
+        return NikaError(
+            halt.code,
+            f"agent task {self.spec.task_id!r} stopped after {self.turn} turn(s): {halt.detail}",
+            category=halt.category,
+            details={**halt.details, "task": self.spec.task_id, "turns": self.turn,
+                     "partial_output": self.text},
+        )
+
     def _allows(self, name: str) -> bool:
         allowed = self.allowed.get(name)
         if allowed is None:
@@ -379,12 +398,14 @@ async def run_agent(
     observer: AgentObserver | None = None,
     config: AgentConfig | None = None,
     intrinsics: Sequence[Intrinsic] | None = None,
+    stop: StopCheck | None = None,
 ) -> AgentResult:
     """Run one agent task to completion; raise `NikaError` on every failure (module doc).
 
     `tools` serves the upstream universe (no executor = only loop-served tools), `observer`
     receives the typed events, `config` tunes the loop, `intrinsics` overrides the registry of
-    loop-served tools (default: `nika.agent.intrinsic.INTRINSICS`).
+    loop-served tools (default: `nika.agent.intrinsic.INTRINSICS`), `stop` is asked before
+    each turn whether to stop (`StopCheck`; the turn under way always completes).
     """
     run = _Run(
         spec,
@@ -393,6 +414,7 @@ async def run_agent(
         observer,
         config or AgentConfig(),
         INTRINSICS if intrinsics is None else intrinsics,
+        stop,
     )
     return await run.run()
 

@@ -217,6 +217,15 @@ class AgentObserver(Protocol):
 
 
 @runtime_checkable
+class StopCheck(Protocol):
+    """Asked before each turn whether the loop must stop: the error that stops it (a run's
+    spend cap crossed, say), or None to go on. A turn already begun always completes: the
+    loop never abandons a model call or its tool results half-way."""
+
+    def __call__(self) -> NikaError | None: ...
+
+
+@runtime_checkable
 class Embedder(Protocol):
     """Texts to unit vectors (the router's optional semantic leg, `AgentConfig.embedder`).
 

@@ -61,6 +61,11 @@ class _Dataclass(Protocol):
 
 _D = TypeVar("_D", bound=_Dataclass)
 
+INPUT_ORIGINS: Final = ("cli-operator", "ci-context", "env", "file")
+"""04's closed vocabulary of where a bound input came from: `--var` typed by a human at a
+terminal · `--var` from a caller that is not one (a pipeline) · `--var name=@env:VAR` · the
+workflow's declared `default:`."""
+
 _RULE: Final = "wire"
 _ABSENT: Final = "absent"
 _SPLICED: Final = "spliced"
@@ -126,8 +131,10 @@ class WorkflowStarted(Frame):
     KIND: ClassVar[str] = "workflow_started"
     workflow: str
     tasks: int
-    inputs: str
-    """The bound inputs as canonical JSON text (masked)."""
+    inputs: str | None = absent()
+    """Each bound input's ORIGIN (04 · one of `INPUT_ORIGINS`), as a canonical JSON object
+    name → origin — where a value came from, never the value; absent when the caller states
+    no origins (a child workflow's folded prologue, an embedder's `Runner`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

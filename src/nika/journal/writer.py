@@ -57,7 +57,12 @@ GENESIS_CHAIN: Final = hashlib.sha256(GENESIS).hexdigest()
 TRACE_FORMAT: Final = 2
 TRACE_DIR: Final = Path(".nika") / "traces"
 """Where journals go, relative to the project directory (the engine's working directory)."""
-ENGINE_VERSION: Final = f"nika-py/{__version__}"
+ENGINE_PREFIX: Final = "nika-py/"
+"""What this engine's `engine_version` begins with (a reader tells its own journals apart)."""
+ENGINE_VERSION: Final = f"{ENGINE_PREFIX}{__version__}"
+SPEC_PIN: Final = "332f523"
+"""The nika-spec commit this engine implements and its conformance was proven at (17 · the
+boot manifest's `spec_pin`; the spec repository's README names the same commit)."""
 """What `engine_version` records: this engine and its version (17 §the fold law judges a
 resume across a difference in it)."""
 DURABLE_KINDS: Final = frozenset({
@@ -122,9 +127,10 @@ def _posture(workflow: Workflow) -> str:
 def manifest(source: bytes, workflow: Workflow, *, semantic: str | None = None,
              extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The boot manifest of `trace_format: 2` (17 §the prologue), in the spec's order, with
-    only the facts this engine can honestly state: `spec_pin` and `seed` are absent, never
-    faked (no spec commit is pinned; frame ids draw on the OS, whatever `run:` seeds).
-    `semantic` is the workflow's semantic hash; `extra` are the resume claims (ADR-099)."""
+    only the facts this engine can honestly state: `seed` is absent, never faked (frame ids
+    draw on the OS, whatever `run:` seeds). `semantic` is the workflow's semantic hash;
+    `extra` are the launch's claims (the budget, the lock digest, the resume's — ADR-099).
+    The inputs' origins ride the `workflow_started` frame's own `inputs` pair."""
     out: dict[str, Any] = {"workflow": workflow.name, "permits": _posture(workflow)}
     if workflow.permits is not None:
         out["permits_json"] = canonical_json(plain(workflow.permits.raw))
@@ -141,6 +147,7 @@ def manifest(source: bytes, workflow: Workflow, *, semantic: str | None = None,
         "trace_format": TRACE_FORMAT,
         "engine_version": ENGINE_VERSION,
         "platform": f"{sys.platform}/{platform.machine() or 'unknown'}",
+        "spec_pin": SPEC_PIN,
         "stamper_kind": "system",  # frame ids draw on the OS's random bits
         "clock": "system",  # frames are stamped from the wall clock
         "pricing": canonical_json(table_pin().to_dict()),

@@ -15,6 +15,12 @@ A fan-out resumes per iteration (ADR-099 §1): each iteration that succeeds jour
 resuming, an iteration whose record matches is served from it (`task_cache_hit` with its
 `iteration`) and only the others run. An iteration whose prompt pauses the run lets its
 siblings finish (their checkpoints are what the resume serves), then pauses the task.
+
+Past the run's spend cap (`budget.SpendCap`), a unit about to begin an attempt — a `for_each`
+iteration, a retry, a task that waited for a slot — settles `cancelled` with `NIKA-RUN-1704`
+instead (a budget stop is never retried nor recovered by `on_error`); a fan-out with such
+iterations and no failed one settles `cancelled` too, its finished iterations checkpointed
+for a resume. Cleanup units are exempt: an unwind still runs after its producer.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from nika.journal.frames import (
 )
 from nika.journal.records import error_record
 from nika.journal.replay import Replay, replayed
+from nika.run.budget import cancelled_by
 from nika.run.liveness import Liveness
 from nika.run.pause import PauseRequested
 from nika.run.placement import LOCAL, Placement
@@ -53,7 +60,7 @@ Sleep = Callable[[float], Awaitable[None]]
 class Settlement:
     """What a task (or one iteration) settled into, before it becomes a `TaskRecord`."""
 
-    status: Literal["success", "failure", "skipped"]
+    status: Literal["success", "failure", "skipped", "cancelled"]
     output: Any = None
     error: NikaError | None = None
     attempts: int = 0
@@ -258,6 +265,15 @@ class Pipeline:
         attempts = sum(r.attempts for r in results if r is not None)
         failed = [(i, r.error) for i, r in enumerate(results)
                   if r is not None and r.status == "failure" and r.error is not None]
+        stopped = [(i, r.error) for i, r in enumerate(results)
+                   if r is not None and r.status == "cancelled" and r.error is not None]
+        if stopped and not failed:
+            first = stopped[0][1]
+            return Settlement("cancelled", attempts=attempts, error=NikaError(
+                first.code, f"{len(stopped)} of {len(results)} iteration(s) of task "
+                f"{task.id!r} were cancelled: {first.detail}", category=first.category,
+                details={**first.details, "task": task.id,
+                         "cancelled_iterations": [i for i, _ in stopped]}))
         if failed:
             index, first = failed[0]
             return Settlement("failure", attempts=attempts, error=NikaError(
@@ -295,11 +311,15 @@ class Pipeline:
                     attempts += 1
                     try:
                         async with self._slots:
+                            if (halt := self._halted(task, notes)) is not None:
+                                return Settlement("cancelled", error=halt, attempts=attempts - 1)
                             raw = await self._placement.run(VerbAttempt(
                                 task, env, self._services, timeout, notes, self._child,
                                 UnitAttempt(task.id, index, attempts)))
                         return Settlement("success", raw, None, attempts, self._extract(task, raw))
                     except NikaError as exc:
+                        if cancelled_by(exc):  # an agent stopped by the cap: not a failure
+                            return Settlement("cancelled", error=exc, attempts=attempts)
                         error = exc
                     except PauseRequested:
                         raise  # not a failure: the run waits for a human
@@ -323,6 +343,15 @@ class Pipeline:
                 details={"task": task.id, "timeout": limit, "attempts": attempts},
             )
         return await self._on_error(task, error, attempts, env)
+
+    def _halted(self, task: Task, notes: TaskNotes) -> NikaError | None:
+        """The budget's cancellation of a unit about to begin an attempt, or None."""
+        budget = self._services.budget
+        crossed = budget.crossed() if budget is not None and notes.unwinds is None else None
+        if crossed is None:
+            return None
+        return NikaError(crossed.code, f"task {task.id!r} is cancelled before its attempt: "
+                         f"{crossed.detail}", details={"task": task.id})
 
     @staticmethod
     def _extract(task: Task, raw: Any) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO
 from nika import codes
 from nika._term import json_printable, printable
 from nika.agent.seams import Provider, ToolExecutor
-from nika.canonical import canonical_json, loose_json
+from nika.canonical import loose_json
 from nika.check import check_workflow
 from nika.check.capability import CODE as CAPABILITY
 from nika.check.verdict import refused
@@ -54,9 +54,10 @@ from nika.journal.runs import Policy, sweep
 from nika.journal.writer import TRACE_DIR, JournalSink, manifest
 from nika.masking import Masker
 from nika.providers import resolve_provider
-from nika.run import preflight
+from nika.run import _boot, preflight
 from nika.run._resuming import resume_answers, resume_plan
 from nika.run._said import JournalLine, print_failure, print_refusal, shown
+from nika.run.budget import SpendCap, cancelled_by
 from nika.run.children import ChildGuard
 from nika.run.nested import MAX_DEPTH, ChildFrames
 from nika.run.pause import EXIT_PAUSED, PauseRequested, child_answers
@@ -136,7 +137,7 @@ class RunOptions:
     locked: bool = False
     """`--locked`: refuse before any task starts unless `nika.lock` holds (spec 15)."""
     max_cost_usd: Decimal | None = None
-    """`--max-cost-usd`: past it, unstarted tasks settle cancelled(budget) (spec 13)."""
+    """`--max-cost-usd`: past it, unstarted work settles cancelled(budget) (13, `budget`)."""
     no_gc: bool = False
     """Skip the trace collection at run start (ADR-100 D2)."""
 
@@ -189,7 +190,11 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
         views.refused(unserved)
         return EXIT_FAILURE
     try:
-        inputs = bind_inputs(workflow.inputs, dict(parse_var(v) for v in options.vars), env)
+        supplied = dict(parse_var(v) for v in options.vars)
+        inputs = _boot.Bound(  # the values, who gave each (04), and the spend cap (13)
+            bind_inputs(workflow.inputs, supplied, env),
+            _boot.origins(workflow.inputs, supplied, env, terminal=_boot.terminal()),
+            SpendCap(options.max_cost_usd) if options.max_cost_usd is not None else None)
         registry = named
         if _uses_mcp(workflow) and registry is None:
             registry = load_registry(Path.cwd(), environ=env)
@@ -239,15 +244,13 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
                       keep=(options.resume,) if options.resume is not None else ())
         if swept is not None:
             streams.err.write(swept + "\n")
-    journal = JournalSink(
-        traces, mask=mask,
-        manifest=manifest(source, workflow, semantic=replay.semantic(),
-                          extra={**(plan.manifest if plan is not None else {}),
-                                 **({"lock_digest": held.digest} if held.digest else {}),
-                                 **_budget(options)}))
+    budget = inputs.budget
+    journal = JournalSink(traces, mask=mask, manifest=manifest(
+        source, workflow, semantic=replay.semantic(),
+        extra=_boot.claims(plan, held.digest, budget)))
     sinks: list[EventSink] = [journal, *views.sinks()]
     sinks += [make(journal) for make in extra_sinks]
-    bus = EventBus(sinks=sinks, mask=mask)
+    bus = EventBus(sinks=sinks + ([budget] if budget is not None else []), mask=mask)
     mcp_servers = registry if _uses_mcp(workflow) else None
     children = ChildGuard()
     line = JournalLine(streams.err, journal)
@@ -326,7 +329,7 @@ def _uses_mcp(workflow: Workflow) -> bool:
     return any(needs_mcp(task) for task in workflow.tasks.values())
 
 
-async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any],
+async def _run(options: RunOptions, workflow: Workflow, inputs: _boot.Bound,
                secrets: Mapping[str, str], mask: Masker, bus: EventBus,
                env: Mapping[str, str], replay: Replay, answers: Mapping[str, str],
                registry: McpRegistry | None, placement: Placement, stop: Stop,
@@ -340,7 +343,7 @@ async def _run(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any
         stop.remove(loop)
 
 
-async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, Any],
+async def _serve(options: RunOptions, workflow: Workflow, inputs: _boot.Bound,
                  secrets: Mapping[str, str], mask: Masker, bus: EventBus,
                  env: Mapping[str, str], replay: Replay, answers: Mapping[str, str],
                  registry: McpRegistry | None, placement: Placement, stop: Stop,
@@ -369,7 +372,7 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
             base_dir=Path.cwd(), environ=env, secrets=secrets, mask=mask, bus=bus,
             gate=gate, tools=tools_for(workflow, gate, bus), mcp=mcp,
             providers=providers, model=options.model or workflow.model,
-            answers=answers, pausable=True, children=children,
+            answers=answers, pausable=True, children=children, budget=inputs.budget,
         )
 
         async def child(path: Path, args: Mapping[str, Any], unit: UnitAttempt,
@@ -407,6 +410,10 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
             ).run()
             if outcome.state == "paused":
                 raise PauseRequested(outcome.paused).within(unit.path)
+            if outcome.state == "cancelled" and cancelled_by(outcome.error):
+                # the cap stopped the child: its caller settles cancelled(budget) too
+                raise NikaError(codes.RUN_1704, f"child workflow {str(path)!r} was stopped: "
+                                f"{outcome.error.detail}", details={"workflow": str(path)})
             if outcome.state != "success":
                 failed = next((r.error for r in outcome.records.values()
                                if r.status == "failure" and r.error), outcome.output_error)
@@ -416,15 +423,11 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
                                     details={"workflow": str(path)})
             return dict(outcome.outputs)
 
-        runner = Runner(services, inputs=inputs, concurrency=options.concurrency, child=child,
-                        replay=replay, placement=placement, budget=options.max_cost_usd)
+        runner = Runner(services, inputs=inputs.values, concurrency=options.concurrency,
+                        child=child, replay=replay, placement=placement,
+                        origins=inputs.origins)
         stop.attach(runner.cancel)
         result = await runner.run()
         stop.settled = True  # the terminal frame is written: a forced exit adds none
         return result
 
-
-def _budget(options: RunOptions) -> dict[str, str]:
-    """The boot manifest's `budget` (13): the cap as the operator gave it, in USD."""
-    cap = options.max_cost_usd
-    return {} if cap is None else {"budget": canonical_json({"max_cost_usd": str(cap)})}

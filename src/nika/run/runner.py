@@ -23,9 +23,9 @@ recorded output (ADR-099), then its usual terminal frame, so the new journal is 
 complete resume source. A prompt that pauses the run (`pause.PauseRequested`) parks its task
 and everything downstream; the rest settles, then the run ends `paused`.
 
-A `budget` (`--max-cost-usd`, 13 · cause `budget`): once the run's priced spend exceeds it,
-in-flight work completes and is counted, and every task not yet started settles `cancelled`
-with `NIKA-RUN-1704` instead of starting.
+The services' `budget` (`--max-cost-usd`, 13 · cause `budget`, `budget.SpendCap`): once the
+run's priced spend exceeds it, in-flight work completes and is counted, and every task not yet
+started settles `cancelled` with `NIKA-RUN-1704` instead of starting.
 
 The workflow state (05 §workflow-level): `cancelled` after `cancel()` or a crossed budget,
 else `failure` when any task failed unrecovered, the run stalled, or a typed output misfits,
@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import Any
 
 from nika import codes
@@ -86,8 +85,10 @@ class Runner:
         graph: Graph | None = None,
         replay: Replay | None = None,
         placement: Placement = LOCAL,
-        budget: Decimal | None = None,
+        origins: Mapping[str, str] | None = None,
     ) -> None:
+        """`origins`: where each bound input came from (04 · the boot manifest's `inputs`);
+        None when the caller states none (a child workflow, an embedder)."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self._services = services
@@ -96,6 +97,7 @@ class Runner:
         self._bus = services.bus
         self._clock = services.bus.clock
         self._inputs = dict(inputs)
+        self._origins = origins
         self._records: dict[str, TaskRecord] = {}
         self._views: dict[str, Mapping[str, Any]] = {}
         self._remaining = {t: len(self._graph.producers(t)) for t in self._graph.nodes}
@@ -109,8 +111,7 @@ class Runner:
         self._parked: set[str] = set()
         self._replay = replay or Replay(self._workflow, services.workflow_dir, services.model)
         self._ledger = CostLedger()
-        self._budget = budget
-        self._over_budget: NikaError | None = None
+        self._budget = services.budget
         self._bus.attach(self._ledger)
         self._base_env = {
             "inputs": self._inputs,
@@ -132,7 +133,8 @@ class Runner:
         mask = self._services.mask
         self._bus.emit(WorkflowStarted(workflow=self._workflow.name,
                                        tasks=len(self._graph.nodes),
-                                       inputs=_json(mask(self._inputs))))
+                                       inputs=None if self._origins is None
+                                       else _json(mask(dict(self._origins)))))
         for task_id in self._graph.nodes:
             self._bus.emit(TaskScheduled(task=task_id))
         if not self._graph.nodes:
@@ -190,14 +192,8 @@ class Runner:
             work.extend(self._settle(TaskRecord.settle(task_id, "cancelled", error=error)))
 
     def _crossed(self) -> NikaError | None:
-        """Why the run's priced spend is past its budget, or None (unpriced calls count
-        nothing: they are named on every frame instead)."""
-        if self._over_budget is None and self._budget is not None \
-                and self._ledger.run.usd > self._budget:
-            self._over_budget = NikaError(
-                codes.RUN_1704, f"the run spent ${self._ledger.run.usd:.6f}, past its "
-                f"--max-cost-usd {self._budget} (in-flight work completed and is counted)")
-        return self._over_budget
+        """Why the run's priced spend is past its budget, or None."""
+        return self._budget.crossed() if self._budget is not None else None
 
     def _status(self, task_id: str) -> str:
         return self._records[task_id].status
@@ -388,15 +384,16 @@ class Runner:
         # by the run that settles it (the resume), never here.
         outputs, output_error = (workflow_outputs(self._workflow, self._base_env, self._views)
                                  if settled else ({}, None))
+        over_budget = self._crossed()
         state: WorkflowState = (
-            "cancelled" if self._cancelled or self._over_budget is not None
+            "cancelled" if self._cancelled or over_budget is not None
             else "failure" if failed or output_error is not None or self._stalled is not None
             else "paused" if self._paused
             else "success"
         )
         paused = self._paused
         error = (self._stalled if self._stalled is not None and state == "failure"
-                 else self._over_budget or output_error)
+                 else over_budget or output_error)
         run = self._ledger.run
         self._bus.emit(WorkflowEnded(
             workflow=self._workflow.name, state=state,

@@ -18,6 +18,7 @@ from nika.errors import NikaError
 from nika.journal.bus import EventBus
 from nika.journal.frames import TaskNotes, UnitAttempt
 from nika.masking import Masker
+from nika.run.budget import SpendCap
 from nika.run.children import ChildGuard
 from nika.syntax.model import Workflow
 
@@ -129,3 +130,5 @@ class RunServices:
     answers: Mapping[str, str] = field(default_factory=dict)
     pausable: bool = False
     observe: ObserverFactory | None = None
+    budget: SpendCap | None = None
+    """`--max-cost-usd` (`budget.SpendCap`): None, no cap. Child workflows share it."""

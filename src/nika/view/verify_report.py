@@ -4,9 +4,11 @@ Three blocks, each a scoped statement that never moves the chain verdict or the 
 
 1. the verdict line (`trace.TraceVerdict.render`) — CLEAN · FINDING · INCOMPLETE · FORGED ·
    REFUSED, with the finding and the torn tail named;
-2. the boot manifest (17 §the prologue): one `field: value` line per manifest field the
-   spec names, `unrecorded` for a field the journal does not carry — a manifest claims only
-   what exists, and a reader never guesses;
+2. the boot manifest (17 §the prologue): one `field: value` line per field of a FIXED list
+   (the spec's identity and contract fields, then the inputs' origins, the pricing pin, the
+   budget and the lock digest), `unrecorded` for a field the journal does not carry — a
+   manifest claims only what exists, and a reader never guesses. An older journal's `inputs`
+   held input VALUES, not their origins (04): it reads `unrecorded`, never a value;
 3. the cost-replay leg (15 §the semantic hash: the rate table is part of the run's pin):
    `unrecorded` when the boot frame pins no pricing table, `refused` when it pins one this
    engine does not hold (an unknown table never silently re-prices yesterday's run), and
@@ -26,17 +28,19 @@ from typing import Any, Final
 
 from nika._term import printable
 from nika.journal.decoded import ReadCostIncurred, ReadModelCalled, ReadWorkflowEnded
-from nika.journal.frames import PricedCall
+from nika.journal.frames import INPUT_ORIGINS, PricedCall
 from nika.journal.ledger import fold
 from nika.journal.verify import TERMINAL_KINDS, Frame, TraceVerdict, verify
+from nika.journal.writer import ENGINE_PREFIX
 from nika.prices import table_pin
 
 MANIFEST_FIELDS: Final = (
     "workflow", "permits", "permits_json", "workflow_sha256", "workflow_sha256_lf",
     "semantic_hash", "sandbox", "trace_format", "engine_version", "platform", "spec_pin",
-    "stamper_kind", "clock", "seed",
+    "stamper_kind", "clock", "seed", "inputs", "pricing", "budget", "lock_digest",
 )
-"""The boot-manifest fields 17 §the prologue names, in its order."""
+"""The boot-manifest fields `trace verify` always prints: 17 §the prologue's, in its order,
+then the launch's (04 input origins, 15 pricing pin, 13 budget, 15 lock digest)."""
 _CLAIMS: Final = ("resume_of", "resume_head", "resume_head_pinned", "resume_compat",
                   "resume_unverified",
                   "resume_unverified_finding", "resume_chainless")
@@ -78,7 +82,7 @@ def report(data: bytes, *, head: str | None = None) -> tuple[TraceVerdict, list[
         lines += [f"  finding: {f}" for f in verdict.findings[1:]]
     if seen.prologue is not None:
         lines.append("boot manifest (17 §the prologue · what the run booted under):")
-        lines += [f"  {name}: {_value(seen.prologue.get(name, _ABSENT))}"
+        lines += [f"  {name}: {_value(_claim(seen.prologue, name))}"
                   for name in MANIFEST_FIELDS]
         lines += [f"  {name}: {_value(seen.prologue[name])}" for name in _CLAIMS
                   if name in seen.prologue]
@@ -88,6 +92,30 @@ def report(data: bytes, *, head: str | None = None) -> tuple[TraceVerdict, list[
 
 
 _ABSENT: Final = object()
+
+
+def _claim(prologue: Mapping[str, Any], name: str) -> Any:
+    value = prologue.get(name, _ABSENT)
+    if name == "inputs" and value is not _ABSENT and (_valued(prologue) or not _origins(value)):
+        return _ABSENT
+    return value
+
+
+def _valued(prologue: Mapping[str, Any]) -> bool:
+    """A journal this engine wrote before origins (no `spec_pin` yet): its `inputs` held input
+    VALUES, and a value that merely reads like an origin word must not pass for one."""
+    version = prologue.get("engine_version")
+    return isinstance(version, str) and version.startswith(ENGINE_PREFIX) \
+        and "spec_pin" not in prologue
+
+
+def _origins(raw: Any) -> bool:
+    """Whether `raw` is an origins object (name → one of 04's origins; `{}`: no inputs)."""
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return False
+    return isinstance(value, dict) and all(v in INPUT_ORIGINS for v in value.values())
 
 
 def _value(value: Any) -> str:

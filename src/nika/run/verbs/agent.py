@@ -4,7 +4,8 @@ The task becomes an `AgentSpec` (templates rendered, model defaulted, skills rea
 system context). The tool universe is the run's executor (builtins ∪ MCP), after starting only
 the MCP servers the whitelist can reach; every call the loop dispatches is re-judged as a
 `tool` effect (a refusal is a `security_error`, which ends the loop — 01 §permits: a boundary
-is not negotiation material). Loop events reach the bus through `AgentFrames`.
+is not negotiation material). Loop events reach the bus through `AgentFrames`. The run's
+spend cap is the loop's `StopCheck`: crossed, the loop stops after its current turn.
 """
 
 from __future__ import annotations
@@ -129,5 +130,6 @@ async def run_agent_task(
         tools=tools,
         observer=frames,
         config=services.agent_config,
+        stop=services.budget,  # past --max-cost-usd: the turn under way ends the loop
     )
     return result.output
