@@ -3,8 +3,9 @@
 Each call is priced at the shipped rate table (`nika.prices.call_cost`) or counted unpriced
 with its reason — never as zero (07 §the spend-honesty law). The ledger is a bus sink, so a
 child workflow's calls (forwarded onto the parent's bus under `call/fetch`) count toward the
-invoking task. The runner reads it to put `cost_usd` on each task's terminal frame and
-`total_cost_usd` on the run's; `nika trace verify` re-prices the same frames to replay them.
+invoking task. The runner reads it to put `cost_usd` on each task's terminal frame and the
+run's totals on its own (`totals`: dollars, unpriced calls, tokens, wall-clock time, so a run
+list never re-folds a journal); `nika trace verify` re-prices the same frames to replay them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from nika.journal.bus import RunEvent
-from nika.journal.frames import PricedCall, model_call
+from nika.journal.frames import PricedCall, RunTotals, model_call
 from nika.prices import call_cost
 
 
@@ -31,8 +32,14 @@ class Spend:
     usd: Decimal = Decimal(0)
     priced: int = 0
     unpriced: Counter[str] = field(default_factory=Counter)
+    input_tokens: int = 0
+    output_tokens: int = 0
 
-    def add(self, cost: Decimal | str) -> None:
+    def add(self, cost: Decimal | str, call: PricedCall | None = None) -> None:
+        """Count one model call: its price (or why it has none) and, given, its tokens."""
+        if call is not None:
+            self.input_tokens += call[1] or 0
+            self.output_tokens += call[2] or 0
         if isinstance(cost, Decimal):
             self.usd += cost
             self.priced += 1
@@ -58,7 +65,7 @@ def fold(calls: Iterable[PricedCall]) -> Spend:
     """Re-price model calls (a journal's `cost_incurred` frames, in `nika trace verify`)."""
     spend = Spend()
     for call in calls:
-        spend.add(call_cost(*call))
+        spend.add(call_cost(*call), call)
     return spend
 
 
@@ -68,14 +75,28 @@ class CostLedger:
     def __init__(self) -> None:
         self.run = Spend()
         self._tasks: dict[str, Spend] = {}
+        self._first_ns: int | None = None
 
     def emit(self, event: RunEvent) -> None:
+        if self._first_ns is None:
+            self._first_ns = event.timestamp  # the prologue: where the run's clock starts
         call = model_call(event.frame)
         if call is None or event.task is None:
             return
         cost = call_cost(*call)
-        self.run.add(cost)
-        self._tasks.setdefault(top_task(event.task), Spend()).add(cost)
+        self.run.add(cost, call)
+        self._tasks.setdefault(top_task(event.task), Spend()).add(cost, call)
+
+    def totals(self, now_ns: int) -> RunTotals:
+        """The run's totals for its terminal frame, its clock read at `now_ns` (the tokens
+        always written: a run list folds only a journal whose end lacks them)."""
+        run = self.run
+        return RunTotals(
+            total_cost_usd=run.usd_figure, unpriced_calls=run.unpriced_count,
+            cost_unpriced=run.unpriced_reasons,
+            input_tokens=run.input_tokens, output_tokens=run.output_tokens,
+            duration_ms=max(0, (now_ns - self._first_ns) // 1_000_000)
+            if self._first_ns is not None else None)
 
     def task(self, task: str) -> Spend | None:
         """The spend of `task`, None when it made no model call."""

@@ -12,7 +12,8 @@ journal's, keyed by the task's identity alone.
 output (and `extract:` bindings) as JSON text, or `replayable: false` with the reason when
 the value cannot come back byte-faithful from the journal — bytes, non-JSON values, a value
 the secret masker altered (rehydrating `***` would corrupt the run), or one too large for a
-journal line.
+journal line. Such a value is still shown to a reader: masked, and captured
+(`content.captured`: its head, size and digest when it is long).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from nika.canonical import canonical_json
+from nika.journal.content import captured
 from nika.journal.frames import Replayed
 from nika.journal.identity import (
     Closure,
@@ -117,11 +119,11 @@ def replayed(output: Any, bindings: Mapping[str, Any],
     elif mask(output) != output or mask(bound) != bound:
         why = "the value carries a secret (the journal holds it masked)"
     if why is not None:
-        return Replayed(output=canonical_json(_describe(mask(output))), replayable=False,
-                        replay_why=why)
+        return Replayed(output=captured(canonical_json(_describe(mask(output)))),
+                        replayable=False, replay_why=why)
     text = canonical_json(output)
     if len(text) > MAX_REPLAY_TEXT:
-        return Replayed(output_bytes=len(text.encode("utf-8")),
+        return Replayed(output=captured(text), output_bytes=len(text.encode("utf-8")),
                         output_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
                         replayable=False,
                         replay_why=f"the output exceeds {MAX_REPLAY_TEXT} bytes of JSON")
