@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from nika import __version__
 from nika._term import printable
+from nika.journal.content import Captured
 from nika.journal.verify import Frame, TraceVerdict
 from nika.view.trace_view import (
     AgentRun,
@@ -132,6 +133,11 @@ def _ms(value: float | None) -> str:
     if value is None:
         return '<span class="unrec">unrecorded</span>'
     return f"{value:.1f} ms" if value < 100 else f"{value:,.0f} ms"
+
+
+def _held(value: Captured | None) -> str | None:
+    """The text of a journaled value (a truncated one's head)."""
+    return value.text if value is not None else None
 
 
 def _fold(text: str | None) -> str:
@@ -257,8 +263,8 @@ def _turn(turn: Turn, previous: Turn | None, anchor: str, peak_tokens: int) -> s
     body = [_offer(turn, None if flags else previous)]
     for call in turn.tools:
         body.append(f"<div class='call{'' if call.ok else ' bad'}'>{_call_line(call)}"
-                    f"<div><small>arguments</small>{_fold(call.arguments)}</div>"
-                    f"<div><small>result</small>{_fold(call.result)}</div></div>")
+                    f"<div><small>arguments</small>{_fold(_held(call.arguments))}</div>"
+                    f"<div><small>result</small>{_fold(_held(call.result))}</div></div>")
     body.append(_evidence(turn))
     opened = " open" if turn.stall is not None else ""
     return (f"<details class='{' '.join(classes)}' id={anchor}{opened}>{summary}"

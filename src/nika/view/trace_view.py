@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from nika.journal.content import Captured
 from nika.journal.decoded import (
     TASK_END,
     Read,
@@ -60,10 +61,10 @@ class TracedCall:
     error_code: str | None
     duration_ms: float | None
     result_bytes: int | None
-    arguments: str | None
-    """Masked canonical-JSON excerpt (None: the journal did not record it)."""
-    result: str | None
-    """Masked excerpt of what the model read back."""
+    arguments: Captured | None
+    """The masked arguments, captured (None: the journal did not record them)."""
+    result: Captured | None
+    """What the model read back, masked and captured."""
 
 
 @dataclass(slots=True)
