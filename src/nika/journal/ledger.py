@@ -46,6 +46,14 @@ class Spend:
         else:
             self.unpriced[cost] += 1
 
+    def absorb(self, other: Spend) -> None:
+        """Add `other`'s calls to these (a run's spend from its tasks')."""
+        self.usd += other.usd
+        self.priced += other.priced
+        self.unpriced.update(other.unpriced)
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+
     @property
     def usd_figure(self) -> float | None:
         """The dollars a frame carries: only when some call was priced (never a made-up
