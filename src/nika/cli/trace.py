@@ -118,7 +118,7 @@ def add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
         )
         action.set_defaults(handler=_run_trace)
     listing = actions.add_parser("ls", help="the recent runs: started, workflow, outcome, "
-                                 "duration, cost, size, journal")
+                                 "duration, tokens, cost, size, journal")
     remove = actions.add_parser("rm", help="remove journals (a paused run's needs --force)")
     remove.add_argument("files", metavar="JOURNAL", nargs="*", help="the journals to remove")
     remove.add_argument("--older-than", metavar="DAYS", type=float,
