@@ -3,10 +3,11 @@ and outputs — each value whole up to a cap, else its head with the size and di
 
 A journal line must stay under the verifier's 1 MiB bound, and one frame may carry several
 content fields, so each is capped at `CONTENT_CAP` bytes of its escaped JSON (what the line
-actually spends on it). `captured(value)` is the value itself under the cap; over it, the
-wire value is the mapping `{"truncated": <head>, "bytes": <size>, "sha256": <hex>}` — the
-head cut at a character boundary, the size and the SHA-256 of the whole text (a string
-as it is, any other value as its canonical JSON), in UTF-8.
+actually spends on it: a string's escaped body, any other value's JSON text).
+`captured(value)` is the value itself under the cap; over it, the wire value is the mapping
+`{"truncated": <head>, "bytes": <size>, "sha256": <hex>}` — the head cut at a character
+boundary, the size and the SHA-256 of the whole text (a string as it is, any other value as
+its canonical JSON), in UTF-8.
 
 Capture runs at serialization (`wire.wire`), after the bus masked the frame (`wire.mask_frame`):
 the head, the size and the digest are all of the masked text, so a cut never leaves half a
@@ -64,7 +65,7 @@ def captured(value: Any, cap: int = CONTENT_CAP) -> Any:
         text = value
     else:
         text = loose_json(value)
-        if _escaped_size(text) <= cap:  # the value's own JSON spells the same bytes
+        if len(text.encode("utf-8")) <= cap:  # what the value spends on the line, as itself
             return value
     data = text.encode("utf-8")
     return {"truncated": _head(text, cap), "bytes": len(data),

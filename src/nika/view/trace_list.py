@@ -12,8 +12,8 @@ from nika.journal.runs import RunEntry, size_text
 
 def render(entries: Sequence[RunEntry], base: Path) -> list[str]:
     """The table's lines: when it started (UTC), the workflow, the outcome, how long it ran,
-    its tokens (input→output), what it cost, its size and its path; `*` marks each workflow's newest run (the standing
-    resume candidate), a paused run names the prompts it waits on."""
+    its tokens (input→output), what it cost, its size and its path; `*` marks each workflow's
+    newest run (the standing resume candidate), a paused run names the prompts it waits on."""
     if not entries:
         return ["no journals yet: `nika run FILE` writes one under .nika/traces/"]
     lines = [f"  {'started (UTC)':<20} {'workflow':<24} {'outcome':<11} {'duration':>9} "
