@@ -85,6 +85,8 @@ class Turn:
     output_tokens: int | None = None
     latency_ms: float | None = None
     finish_reason: str | None = None
+    reply: Captured | None = None
+    """The model's reply text (None: not recorded)."""
     tools: list[TracedCall] = field(default_factory=list)
     compose: list[ReadComposeChecked] = field(default_factory=list)
     nudge: ReadNudged | None = None
@@ -109,6 +111,8 @@ class AgentRun:
     attempt: int | str | None
     model: str | None = None
     universe: int | None = None
+    prompt: Captured | None = None
+    system: Captured | None = None
     turns: dict[int | str | None, Turn] = field(default_factory=dict)
 
     def turn(self, number: int | str | None) -> Turn:
@@ -152,6 +156,12 @@ class TaskView:
     runs: dict[RunKey, AgentRun] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     """Other facts in frame order (permit decisions, retries, model calls of `infer`)."""
+    calls: list[ReadCostIncurred] = field(default_factory=list)
+    """The model calls of an `infer:` (prompt, system text, reply, tokens), in order."""
+    inputs: Captured | None = None
+    """The resolved `with:` bindings (None: not recorded)."""
+    output: Captured | None = None
+    """The settled value as JSON text (None: not recorded)."""
     depth: int = 0
     started: bool = False
 
@@ -176,6 +186,8 @@ class TraceView:
     workflow: ReadWorkflowStarted = field(default_factory=ReadWorkflowStarted)
     state: str | None = None
     end_error: Mapping[str, Any] | None = None
+    end: ReadWorkflowEnded | None = None
+    """The terminal frame: the workflow's outputs and the run's totals."""
     tasks: dict[str, TaskView] = field(default_factory=dict)
     first_ns: int | None = None
     last_ns: int | None = None
@@ -265,6 +277,7 @@ def _agent(task: TaskView, step: ReadAgentStep) -> None:
     run = task.run(step)
     if isinstance(step, ReadRunStarted):
         run.model, run.universe = step.model, step.universe
+        run.prompt, run.system = step.prompt, step.system
         task.verb = "agent"
         task.model = task.model or run.model
         return
@@ -276,7 +289,7 @@ def _agent(task: TaskView, step: ReadAgentStep) -> None:
     elif isinstance(step, ReadModelCalled):
         turn.model, turn.finish_reason = step.model, step.finish_reason
         turn.input_tokens, turn.output_tokens = step.input_tokens, step.output_tokens
-        turn.latency_ms = step.duration_ms
+        turn.latency_ms, turn.reply = step.duration_ms, step.reply
     elif isinstance(step, ReadToolCompleted):
         turn.tools.append(TracedCall(
             name=step.name, call_id=step.call_id, source=step.source,
@@ -325,12 +338,15 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
         task.turns, task.tokens = record.turns, record.tokens
         task.error = _error(record) if kind == "task_failed" else None
         task.recovered_from = recovered_from(record) or task.recovered_from
+        task.inputs, task.output = record.inputs, record.output
         if stamp is not None:
             task.end_ns = stamp
     elif isinstance(record, ReadTaskRecovered):
         task.recovered_from = {}  # the terminal frame names the cause
     elif (note := _note(record)) is not None:
         task.notes.append(note)
+        if isinstance(record, ReadCostIncurred):
+            task.calls.append(record)
 
 
 def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
@@ -355,7 +371,7 @@ def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
             _task_frame(task, frame, record)
         elif isinstance(record, ReadWorkflowEnded):
             view.state = record.state or frame.kind.removeprefix("workflow_")
-            view.end_error = record.error
+            view.end_error, view.end = record.error, record
     for task in view.tasks.values():
         for run in task.runs.values():
             run.mark_cycles()
