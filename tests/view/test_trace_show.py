@@ -198,3 +198,18 @@ def test_an_older_journal_without_content_still_reads(
     assert 'arguments {"path":"a\\x1b[2J"}' in out and "\x1b" not in out  # escaped
     assert 'output "ok"' in out and "prompt" not in out  # nothing made up
     assert "totals · 1 model call · 1,000→2,000 tokens · cost $0.018 · 4.0 ms" in out
+
+
+def test_an_invoke_call_and_each_fan_out_item_show_their_arguments_and_output(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _run("nika: fan\npermits:\n  tools: [\"nika:emit\"]\ntasks:\n  e:\n"
+         "    for_each: { items: [ada, bob] }\n"
+         "    invoke: { tool: nika:emit, args: { event_type: greet, "
+         "payload: { name: \"${{ item }}\" } } }\n", capsys)
+    out = _show(capsys)
+    for name in ("ada", "bob"):
+        assert f'arguments {{"event_type":"greet","payload":{{"name":"{name}"}}}}' in out
+    assert out.count("result null") == 2  # nika:emit answers nothing
+    assert out.count("checkpoint item") == 2 and out.count("output null") == 2
+    assert "output [null,null]" in out  # the task's settled value: one per item
+    assert "totals · 0 model calls · 0→0 tokens · cost no model call" in out

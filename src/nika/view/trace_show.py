@@ -187,7 +187,8 @@ class _Task:
                 line += f" · cost {spend_text(spend)}"
             _contents(self.tree.add(line), full, output=record.output)
         elif isinstance(record, ReadSettled):
-            self.tree.add(f"[dim]checkpoint item {_safe(record.iteration)}[/]")
+            _contents(self.tree.add(f"[dim]checkpoint item {_safe(record.iteration)}[/]"),
+                      full, output=record.output)
         elif isinstance(record, ReadRetrying):
             item = "" if record.iteration is None else f"item {_safe(record.iteration)} "
             self.tree.add(f"[yellow]retry[/] {item}attempt {_safe(record.attempt)} · "
