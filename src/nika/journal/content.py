@@ -45,22 +45,30 @@ def _text(value: Any) -> str:
 
 
 def _head(text: str, budget: int) -> str:
-    """The longest prefix of `text` whose escaped JSON fits `budget` bytes (whole chars)."""
-    low, high = 0, min(len(text), budget)  # every char costs at least one byte
-    while low < high:
-        middle = (low + high + 1) // 2
-        if _escaped_size(text[:middle]) <= budget:
-            low = middle
-        else:
-            high = middle - 1
-    return text[:low]
+    """The longest prefix of `text` whose escaped JSON fits `budget` bytes (whole chars).
+
+    JSON escapes character by character, so the escaped prefix cut at `budget` bytes is the
+    escaped form of a prefix of `text`, but for a partial UTF-8 sequence (dropped by the
+    decode) or a partial escape (`\\u00`, at most five characters: dropped until it parses)."""
+    body = json.dumps(text[:budget], ensure_ascii=False)[1:-1]  # each char costs >= 1 byte
+    cut = body.encode("utf-8")[:budget].decode("utf-8", errors="ignore")
+    ends = range(len(cut), max(len(cut) - _WIDEST, 0) - 1, -1)
+    return next(head for end in ends if (head := _parsed(cut[:end])) is not None)
+
+
+def _parsed(body: str) -> str | None:
+    try:
+        text: str = json.loads(f'"{body}"')
+    except ValueError:
+        return None
+    return text
 
 
 def captured(value: Any, cap: int = CONTENT_CAP) -> Any:
     """`value` as a journal writes it: itself when its escaped JSON fits `cap` bytes, else
     `{"truncated": head, "bytes": size, "sha256": hex}` (see the module doc)."""
     if isinstance(value, str):
-        if len(value) * _WIDEST <= cap or _escaped_size(value) <= cap:
+        if len(value) * _WIDEST <= cap or (len(value) <= cap and _escaped_size(value) <= cap):
             return value
         text = value
     else:
