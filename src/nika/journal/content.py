@@ -35,8 +35,8 @@ _WIDEST: Final = 6
 """The most bytes one character spells as in a JSON string (`\\u001f`)."""
 
 
-def _escaped_size(text: str) -> int:
-    """Bytes of `text` as a JSON string's body (no quotes), as the journal writes it."""
+def escaped_size(text: str) -> int:
+    """Bytes of `text` as a JSON string's body (no quotes), as a journal line spends them."""
     return len(json.dumps(text, ensure_ascii=False).encode("utf-8")) - 2
 
 
@@ -68,7 +68,7 @@ def captured(value: Any, cap: int = CONTENT_CAP) -> Any:
     """`value` as a journal writes it: itself when its escaped JSON fits `cap` bytes, else
     `{"truncated": head, "bytes": size, "sha256": hex}` (see the module doc)."""
     if isinstance(value, str):
-        if len(value) * _WIDEST <= cap or (len(value) <= cap and _escaped_size(value) <= cap):
+        if len(value) * _WIDEST <= cap or (len(value) <= cap and escaped_size(value) <= cap):
             return value
         text = value
     else:
