@@ -38,6 +38,7 @@ from nika.journal.frames import (
     Frame,
     PermitChecked,
     Replayed,
+    RunTotals,
     TaskCacheHit,
     TaskEnded,
     TaskRecovered,
@@ -57,12 +58,13 @@ from nika.run.pause import prompt_payload
 
 ERROR = NikaError("NIKA-EXEC-001", "program exited 1")
 EVENTS: tuple[AgentEvent, ...] = (
-    RunStarted(seq=1, turn=0, task="t", model="mock/m", universe=3, config={"max_turns": 4}),
+    RunStarted(seq=1, turn=0, task="t", model="mock/m", universe=3, config={"max_turns": 4},
+               prompt="p", system="s"),
     TurnStarted(seq=2, turn=1),
     ToolsSelected(seq=3, turn=1, offered=("nika:a",), universe=3, by_source={"builtin": 3},
                   mode="ranked", reason="bm25", scores={"nika:a": 1.5}),
     ModelCalled(seq=4, turn=1, model="mock/m", input_tokens=10, output_tokens=5,
-                duration_ms=1.5, finish_reason="tool_calls"),
+                duration_ms=1.5, finish_reason="tool_calls", reply="r"),
     ToolCompleted(seq=5, turn=1, call_id="c1", name="nika:a", source="builtin", is_error=True,
                   duration_ms=2.0, result_bytes=4, error_code="NIKA-EXEC-001",
                   arguments={"q": 1}, result="boom"),
@@ -77,9 +79,10 @@ UNIT = UnitAttempt("t", iteration=2, attempt=2)
 
 SAMPLES: tuple[Frame, ...] = (
     WorkflowStarted(workflow="w", tasks=2, inputs='{"a":1}'),
-    WorkflowEnded(workflow="w", state="failure", outputs="{}", total_cost_usd=0.5,
-                  unpriced_calls=1, cost_unpriced="mock/m", error=ERROR, forced=True,
-                  signal="SIGINT"),
+    WorkflowEnded(workflow="w", state="failure", outputs="{}",
+                  totals=RunTotals(total_cost_usd=0.5, unpriced_calls=1, cost_unpriced="mock/m",
+                                   input_tokens=3, output_tokens=4, duration_ms=5),
+                  error=ERROR, forced=True, signal="SIGINT"),
     WorkflowEnded(workflow="w", state="paused", paused=("g",),
                   prompt=prompt_payload("g", {"message": "go?"})),
     TaskScheduled(task="t"),
@@ -92,17 +95,19 @@ SAMPLES: tuple[Frame, ...] = (
     TaskRetrying(task="t", attempt=1, code="NIKA-EXEC-001", delay_ms=10, iteration=0),
     TaskRecovered(task="t", code="NIKA-EXEC-001"),
     TaskEnded(task="t", note="n", status="failure", duration_ms=3, attempts=2, def_hash="d",
-              unwinds="p", input_hash="i", agent=AgentSummary("failure", 3, 15, "NIKA-AGENT-006"),
+              unwinds="p", input_hash="i", inputs={"a": 1},
+              agent=AgentSummary("failure", 3, 15, "NIKA-AGENT-006"),
               cache_hit=False, recovered_from={"code": "NIKA-EXEC-001"}, cost_usd=0.1,
               unpriced_calls=0, cost_unpriced="", replay=Replayed(output='"x"', bindings="{}",
                                                                   replayable=True),
               error=ERROR, outcome='{"cause":"error"}'),
     VerbInvoked(task="t", verb="exec", tool="nika:a", workflow="c.yaml", program="echo",
                 shell=False, model="mock/m"),
-    ToolInvoked(task="t", tool="nika:a", is_error=False, error_code=None, duration_ms=1.0,
-                answered="yes"),
+    ToolInvoked(task="t", tool="nika:a", is_error=True, error_code="NIKA-EXEC-001", duration_ms=1.0,
+                answered="yes", arguments={"q": 1}, result={"ok": True}),
     ToolEntry(task="t", tool="nika:log", channel="log", entry={"level": "info", "msg": "hi"}),
-    CostIncurred(task="t", model="mock/m", input_tokens=1, output_tokens=2),
+    CostIncurred(task="t", model="mock/m", input_tokens=1, output_tokens=2, prompt="p",
+                 system="s", reply="r"),
     CostIncurred(task="t", model="nika:image_generate", input_tokens=1, output_tokens=2,
                  cost_usd=0.07),
     PermitChecked(task="t", plane="exec", gate="echo", decision="allow", bound="permits.exec",
@@ -155,7 +160,7 @@ def test_an_agent_step_writes_every_field_of_its_event() -> None:
         for f in dataclasses.fields(event):
             assert f.name in ("seq", "task") or f.name in pairs, (event.kind, f.name)
     tool = dict(wire(AgentStep(task="t", unit=UNIT, event=EVENTS[4])))
-    assert (tool["arguments"], tool["result"], tool["tool"]) == ('{"q":1}', "boom", "nika:a")
+    assert (tool["arguments"], tool["result"], tool["tool"]) == ({"q": 1}, "boom", "nika:a")
 
 
 @pytest.mark.parametrize("frame", SAMPLES, ids=lambda f: f"{type(f).__name__}-{f.kind}")

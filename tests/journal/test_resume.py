@@ -10,8 +10,13 @@ from typing import Any
 import pytest
 
 from nika.cli import main
+from nika.journal.content import CONTENT_CAP
+from nika.journal.frames import TaskEnded
+from nika.journal.replay import MAX_REPLAY_TEXT, replayed
 from nika.journal.verify import verify
+from nika.journal.wire import wire
 from nika.journal.writer import ENGINE_VERSION, encode, line_hash
+from nika.masking import Masker
 
 COUNTED = """\
 nika: resume-demo
@@ -282,3 +287,23 @@ def test_secrets_take_part_by_declared_identity_never_by_value(
     assert project.run("--resume", str(first))[0] == 0
     # the stated limit: a rotation does not re-key (force it with --from)
     assert hits(project.latest()) == ["use"]
+
+
+def test_an_output_too_large_to_replay_is_captured_and_its_line_stays_bounded() -> None:
+    # Under the cap as characters, over it as the line spends them: every quote escaped.
+    quoted = ['"' * 1000] * ((MAX_REPLAY_TEXT // 2000) + 1)
+    for output, bindings in ((quoted, {}), ("x" * MAX_REPLAY_TEXT, {}),
+                             ("small", {"all": "b" * MAX_REPLAY_TEXT})):
+        replay = replayed(output, bindings, Masker())
+        assert replay.replayable is False and replay.bindings is None
+        text = json.dumps(output, separators=(",", ":"), ensure_ascii=False)
+        assert (replay.output_bytes, replay.output_sha256) == \
+            (len(text.encode()), hashlib.sha256(text.encode()).hexdigest())
+        line = encode(dict(wire(TaskEnded(task="t", status="success", duration_ms=1,
+                                          attempts=1, replay=replay, outcome="{}"))))
+        assert len(line) < 1 << 20
+    assert isinstance(replay.output, str)  # "small": whole, only the bindings were too large
+    big = replayed("y" * (2 * CONTENT_CAP + MAX_REPLAY_TEXT), {}, Masker())
+    assert isinstance(big.output, dict)  # its JSON text's head: the opening quote costs two
+    assert big.output["truncated"] == '"' + "y" * (CONTENT_CAP - 2)
+    assert replayed("fits", {"n": 1}, Masker()).replayable is None  # replayable: no flag

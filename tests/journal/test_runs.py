@@ -14,11 +14,16 @@ NOW = 100 * DAY
 
 
 def _journal(directory: Path, name: str, workflow: str, started: int, state: str | None,
-             size: int = 0, paused: tuple[str, ...] = (), cost: float | None = None) -> Path:
+             size: int = 0, paused: tuple[str, ...] = (), cost: float | None = None,
+             calls: tuple[tuple[int, int], ...] = (),
+             totals: dict[str, int] | None = None) -> Path:
     first: dict[str, object] = {"chain": "c", "fields": [{"key": "workflow", "value": workflow}],
              "kind": "workflow_started", "timestamp": started}
     lines = [json.dumps(first), json.dumps({"kind": "task_started", "fields": [],
                                             "pad": "x" * size})]
+    lines += [json.dumps({"kind": "cost_incurred", "task": "t", "fields": [
+        {"key": "model", "value": "mock/echo"}, {"key": "input_tokens", "value": i},
+        {"key": "output_tokens", "value": o}]}) for i, o in calls]
     if state is not None:
         fields: list[dict[str, object]] = [{"key": "workflow", "value": workflow},
                                            {"key": "state", "value": state}]
@@ -26,6 +31,7 @@ def _journal(directory: Path, name: str, workflow: str, started: int, state: str
             fields.append({"key": "paused", "value": list(paused)})
         if cost is not None:
             fields.append({"key": "total_cost_usd", "value": cost})
+        fields += [{"key": k, "value": v} for k, v in (totals or {}).items()]
         lines.append(json.dumps({"kind": f"workflow_{state}", "fields": fields,
                                  "timestamp": started + 2_500_000_000}))
     path = directory / f"{name}.ndjson"
@@ -37,11 +43,26 @@ def test_an_entry_is_read_from_the_two_ends(tmp_path: Path) -> None:
     path = _journal(tmp_path, "a", "hello", NOW, "failed", size=200_000, cost=0.25)
     entry = read_entry(path)
     assert entry == RunEntry(path, path.stat().st_size, "hello", NOW, NOW + 2_500_000_000,
-                             "failed", 0.25)
+                             "failed", 0.25, input_tokens=0, output_tokens=0)
     assert entry.duration_ms == 2500
     crashed = read_entry(_journal(tmp_path, "b", "hello", NOW, None))
     assert crashed is not None and crashed.state == "incomplete" and crashed.ended_ns is None
     assert read_entry(tmp_path / "absent.ndjson") is None
+
+
+def test_the_totals_come_from_the_end_and_an_older_journal_is_folded(tmp_path: Path) -> None:
+    # The end's totals win: the calls in between are not re-read (they would sum to 12→2).
+    ended = read_entry(_journal(tmp_path, "new", "w", NOW, "completed", calls=((12, 2),),
+                                totals={"input_tokens": 30, "output_tokens": 11,
+                                        "duration_ms": 46}))
+    assert ended is not None
+    assert (ended.input_tokens, ended.output_tokens, ended.duration_ms) == (30, 11, 46)
+    older = read_entry(_journal(tmp_path, "old", "w", NOW, "completed",
+                                calls=((10, 5), (20, 6))))
+    assert older is not None and (older.input_tokens, older.output_tokens) == (30, 11)
+    assert older.duration_ms == 2500  # no recorded duration: the span of the two ends
+    crashed = read_entry(_journal(tmp_path, "cut", "w", NOW, None, calls=((7, 1),)))
+    assert crashed is not None and (crashed.input_tokens, crashed.output_tokens) == (7, 1)
 
 
 def test_collection_spares_the_newest_the_paused_and_the_resumed(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from pathlib import Path
@@ -23,15 +24,14 @@ from nika.agent.observe import (
 )
 from nika.errors import NikaError
 from nika.journal.bus import EventBus, RunEvent
+from nika.journal.content import CONTENT_CAP
 from nika.journal.frames import (
-    EXCERPT_CHARS,
     AgentSummary,
     TaskEnded,
     TaskNotes,
     TaskStarted,
     UnitAttempt,
     WorkflowStarted,
-    excerpt,
 )
 from nika.masking import MASK, Masker
 from nika.run.events import AgentFrames
@@ -106,21 +106,23 @@ def test_agent_frames_map_every_event_without_loss() -> None:
     assert notes.agent == AgentSummary("failure", 3, 7, "NIKA-AGENT-006")
 
 
-def test_a_tool_frame_keeps_a_masked_excerpt_of_arguments_and_result() -> None:
+def test_a_tool_frame_keeps_masked_arguments_and_a_capped_result() -> None:
     recorder = Recorder()
     bus = EventBus(sinks=[recorder], clock=FixedClock(), mask=Masker(["hunter2"]))
     frames = AgentFrames(bus, UnitAttempt("t"), TaskNotes())
-    # The secret straddles the cut: masking first means no prefix of it survives.
-    long = "x" * (EXCERPT_CHARS - 4) + "hunter2" + "y" * 5000
+    # The secret straddles the cut: masking first means no prefix of it survives, and the
+    # size and digest are the masked text's.
+    long = "x" * (CONTENT_CAP - 4) + "hunter2" + "y" * 5000
     frames.on_event(ToolCompleted(seq=1, turn=1, call_id="c", name="nika:a", source="builtin",
                                   is_error=False, duration_ms=1.0, result_bytes=len(long),
                                   arguments={"q": "hunter2", "n": 1}, result=long))
     fields = wire_fields(recorder.events[0])
-    assert fields["arguments"] == f'{{"n":1,"q":"{MASK}"}}'
+    assert fields["arguments"] == {"n": 1, "q": MASK}
     result = fields["result"]
-    assert len(result) == EXCERPT_CHARS and result.endswith("…")
-    assert "hunt" not in result and result.startswith("x" * (EXCERPT_CHARS - 4) + MASK[:3])
-    assert excerpt("short") == "short"
+    shown = long.replace("hunter2", MASK).encode()
+    assert result["truncated"] == "x" * (CONTENT_CAP - 4) + MASK[0]
+    assert (result["bytes"], result["sha256"]) == (len(shown), hashlib.sha256(shown).hexdigest())
+    assert "hunt" not in json.dumps(fields)
 
 
 def test_report_shape_is_the_harness_contract() -> None:

@@ -173,7 +173,7 @@ def test_totals_count_every_verb_and_price_what_the_table_prices(tmp_path: Path)
     # the local call is neither $0 nor hidden.
     assert "model calls 2" in totals and "tokens 1,530 (1,010 in · 520 out)" in totals
     assert "cost $0.007500 + 1 unpriced" in totals
-    assert "<pre>fine</pre>" in html  # ask's output, decoded from its JSON text
+    assert "<pre>&quot;fine&quot;</pre>" in html  # ask's output, as its JSON text
 
 
 def test_a_one_infer_run_has_its_tokens_and_an_unpriced_cost(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ the real CLI."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,8 +29,10 @@ def test_ls_lists_runs_newest_first_and_last_opens_the_newest(tmp_path: Path) ->
         assert _nika(tmp_path, "run", "flow.nika.yaml", "--no-gc").returncode == 0
     listing = _nika(tmp_path, "trace", "ls")
     assert listing.returncode == 0
-    rows = listing.stdout.splitlines()[1:]
+    header, *rows = listing.stdout.splitlines()
     assert len(rows) == 2 and all(" listed " in r and " success " in r for r in rows)
+    assert "tokens" in header  # mock/echo reports its usage: each row counts it
+    assert all(re.search(r" [1-9][0-9]*→[1-9][0-9]* +unpriced ", r) for r in rows)
     assert rows[0].startswith("*") and not rows[1].startswith("*")  # the resume candidate
     newest = rows[0].split()[-1]
     shown = _nika(tmp_path, "trace", "show", "--last")

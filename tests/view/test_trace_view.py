@@ -105,3 +105,32 @@ def test_recovered_tasks_name_what_they_recovered_from() -> None:
     assert view.tasks["c"].recovered_from == {"code": "NIKA-EXEC-001"}
     assert view.tasks["old"].recovered_from == {}
     assert recovery_text({}) == "unrecorded"
+
+
+def test_the_runs_content_is_folded_where_it_happened() -> None:
+    head = {"truncated": "abc", "bytes": 9000, "sha256": "ff"}
+    view = fold(_frames(
+        ("cost_incurred", {"task": "i", "model": "mock/echo", "input_tokens": 1,
+                           "output_tokens": 2, "prompt": "ask", "reply": head}),
+        ("task_completed", {"task": "i", "inputs": {"x": 1}, "output": '"ok"'}),
+        _agent("a", "run_started", 0, model="mock/echo", prompt="go", system="be brief"),
+        _agent("a", "model_called", 1, model="mock/echo", reply="done"),
+        _agent("a", "tool_completed", 1, name="nika:read", arguments={"path": "n"},
+               result="text"),
+        ("workflow_completed", {"state": "success", "outputs": '{"a":1}', "input_tokens": 3,
+                                "output_tokens": 4, "duration_ms": 5}),
+    ), OK)
+    infer = view.tasks["i"]
+    [call] = infer.calls
+    assert call.prompt is not None and call.prompt.text == "ask"
+    assert call.reply is not None and call.reply.truncated and call.reply.bytes == 9000
+    assert infer.inputs is not None and json.loads(infer.inputs.text) == {"x": 1}
+    assert infer.output is not None and infer.output.text == '"ok"'
+    run = next(iter(view.tasks["a"].runs.values()))
+    assert run.prompt is not None and run.system is not None and run.system.text == "be brief"
+    turn = run.turns[1]
+    assert turn.reply is not None and turn.reply.text == "done"
+    [tool] = turn.tools
+    assert tool.arguments is not None and tool.arguments.text == '{"path":"n"}'
+    assert view.end is not None and view.end.outputs is not None
+    assert (view.end.input_tokens, view.end.output_tokens, view.end.duration_ms) == (3, 4, 5)

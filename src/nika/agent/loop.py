@@ -141,6 +141,8 @@ class _Run:
                 model=self.spec.model,
                 universe=len(self.universe.definitions),
                 config=self.config.as_dict(),
+                prompt=self.spec.prompt,
+                system=self.system,
             )
             self.started = True
             result = await self._loop()
@@ -158,7 +160,8 @@ class _Run:
 
     def _close(self, outcome: Outcome, code: str | None) -> None:
         if not self.started:
-            self.emit(RunStarted, 0, task=self.spec.task_id, model=self.spec.model, universe=0)
+            self.emit(RunStarted, 0, task=self.spec.task_id, model=self.spec.model, universe=0,
+                      prompt=self.spec.prompt)
         self.emit(
             Finished,
             self.turn,
@@ -262,6 +265,7 @@ class _Run:
                 output_tokens=usage.output_tokens if usage else None,
                 duration_ms=elapsed,
                 finish_reason=response.stop_reason,
+                reply=response.text,
             )
             emit(
                 BudgetCheckpoint,

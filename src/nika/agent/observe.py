@@ -34,6 +34,10 @@ class RunStarted(AgentEvent):
     model: str
     universe: int
     config: Mapping[str, Any] = field(default_factory=dict)
+    prompt: str | None = None
+    """The run's resolved prompt (a sink bounds what it keeps)."""
+    system: str | None = None
+    """The system context sent with every call (`AgentSpec.system_text`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,6 +68,8 @@ class ModelCalled(AgentEvent):
     output_tokens: int | None
     duration_ms: float
     finish_reason: str
+    reply: str | None = None
+    """The model's reply text (a sink bounds what it keeps)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

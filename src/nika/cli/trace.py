@@ -68,7 +68,8 @@ def _run_trace(args: argparse.Namespace) -> int:
 
         from nika.view.trace_show import render
 
-        render(read_frames(data), verdict, str(Path(args.file)), Console(highlight=False))
+        render(read_frames(data), verdict, str(Path(args.file)), Console(highlight=False),
+               full=args.full)
     # The tier ladder: every verdict that walks the chain (clean · finding · incomplete)
     # exits 0; a broken chain or a refused journal exits 2, the FILE class.
     return EXIT_OK if verdict.walks else EXIT_USAGE
@@ -102,6 +103,9 @@ def add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
     show = actions.add_parser("show", help="render the run as a readable timeline")
     show.add_argument("--html", metavar="OUT",
                       help="write the run as one self-contained HTML page to OUT instead")
+    show.add_argument("--full", action="store_true",
+                      help="show every prompt, reply, tool call and output whole "
+                      "(long values are folded otherwise)")
     for action in (verify, show):
         action.add_argument("file", metavar="FILE", nargs="?",
                             help="the journal file (or --last)")
@@ -114,7 +118,7 @@ def add_trace(sub: argparse._SubParsersAction[_Parser]) -> None:
         )
         action.set_defaults(handler=_run_trace)
     listing = actions.add_parser("ls", help="the recent runs: started, workflow, outcome, "
-                                 "duration, cost, size, journal")
+                                 "duration, tokens, cost, size, journal")
     remove = actions.add_parser("rm", help="remove journals (a paused run's needs --force)")
     remove.add_argument("files", metavar="JOURNAL", nargs="*", help="the journals to remove")
     remove.add_argument("--older-than", metavar="DAYS", type=float,

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Final, TypeVar
 
 from nika.agent import observe
 from nika.journal import frames
+from nika.journal.content import Captured
 
 
 def as_int(value: Any) -> int | None:
@@ -79,6 +80,7 @@ _READERS: Final[Mapping[str, Callable[[Any], Any]]] = {
     "Mapping[str, Any] | None": _mapping,
     "Mapping[str, int]": _numbers(as_int),
     "Mapping[str, float]": _numbers(as_num),
+    "Captured | None": Captured.from_wire,
     "Any": _raw,
 }
 """A record field's annotation → how a journal value is read into it."""
@@ -115,9 +117,14 @@ class ReadWorkflowEnded(Read):
     task_id: str | None = None
     mode: str | None = None
     message: str | None = None
+    outputs: Captured | None = None
+    """The workflow's outputs (JSON text), captured."""
     total_cost_usd: float | None = None
-    outputs: str | None = None
-    """The workflow's outputs as canonical JSON text (masked)."""
+    unpriced_calls: int | None = None
+    cost_unpriced: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    duration_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -138,14 +145,21 @@ class ReadSettled(Read):
     input_hash: str | None = None
     attempts: int | None = None
     duration_ms: float | None = None
-    output: str | None = None
+    output: Captured | None = None
+    """The settled value as JSON text (a value that cannot be replayed: masked, captured)."""
     bindings: str | None = None
     replayable: bool | None = None
+    output_bytes: int | None = None
+    """The size of an output too large to journal whole (an older journal's only trace)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadTaskEnded(ReadSettled):
     READS = frames.TaskEnded
+    inputs: Captured | None = None
+    """The task's resolved `with:` bindings, captured."""
+    cost_usd: float | None = None
+    unpriced_calls: int | None = None
     agent_outcome: str | None = None
     turns: int | None = None
     tokens: int | None = None
@@ -192,6 +206,11 @@ class ReadToolInvoked(Read):
     tool: str | None = None
     name: str | None = None
     """Where another engine names the tool (this one writes `tool`)."""
+    is_error: bool | None = None
+    error_code: str | None = None
+    duration_ms: float | None = None
+    arguments: Captured | None = None
+    result: Captured | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -201,6 +220,9 @@ class ReadCostIncurred(Read):
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost_usd: float | None = None
+    prompt: Captured | None = None
+    system: Captured | None = None
+    reply: Captured | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -226,6 +248,8 @@ class ReadRunStarted(ReadAgentStep):
     READS = observe.RunStarted
     model: str | None = None
     universe: int | None = None
+    prompt: Captured | None = None
+    system: Captured | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -252,6 +276,7 @@ class ReadModelCalled(ReadAgentStep):
     output_tokens: int | None = None
     duration_ms: float | None = None
     finish_reason: str | None = None
+    reply: Captured | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -264,10 +289,10 @@ class ReadToolCompleted(ReadAgentStep):
     duration_ms: float | None = None
     result_bytes: int | None = None
     error_code: str | None = None
-    arguments: str | None = None
-    """A masked canonical-JSON excerpt."""
-    result: str | None = None
-    """A masked excerpt of what the model read back."""
+    arguments: Captured | None = None
+    """The call's arguments, masked and captured (an older journal: a JSON excerpt)."""
+    result: Captured | None = None
+    """What the model read back, masked and captured (an older journal: an excerpt)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

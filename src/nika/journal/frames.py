@@ -10,7 +10,9 @@ How a field reaches the wire is said once, on the field:
 - a plain field is always written (`None` as `null`);
 - `absent()` — written only when it is not `None` (a fact some frames of the kind carry);
 - `spliced()` — a group (a nested dataclass, or a mapping) whose own pairs stand in its place,
-  the whole group absent when it is `None`.
+  the whole group absent when it is `None`;
+- `content()` — a run's content (a prompt, a reply, a task's inputs): written like `absent()`,
+  but capped (`content.captured`) after the bus masked it whole.
 
 An agent loop event becomes an `AgentStep`: the typed event itself, with the loop run it
 belongs to (`UnitAttempt`).
@@ -32,9 +34,6 @@ from nika.agent.observe import (
 )
 from nika.check.graph import Status
 from nika.errors import NikaError
-
-EXCERPT_CHARS: Final = 2000
-"""How much of a tool call's arguments and result a frame keeps (see the module doc)."""
 
 KINDS: Final = frozenset(
     {
@@ -69,6 +68,7 @@ workflow's declared `default:`."""
 _RULE: Final = "wire"
 _ABSENT: Final = "absent"
 _SPLICED: Final = "spliced"
+_CONTENT: Final = "content"
 
 
 def absent() -> Any:
@@ -83,9 +83,10 @@ def spliced(*, optional: bool = True) -> Any:
     return field(metadata={_RULE: _SPLICED})
 
 
-def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
-    """`text` cut to `limit` characters, the cut marked with `…`."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def content() -> Any:
+    """A content field: written only when it is not None, capped at the journal's
+    `CONTENT_CAP` (the whole value masked first)."""
+    return field(default=None, metadata={_RULE: _CONTENT})
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +138,20 @@ class WorkflowStarted(Frame):
     no origins (a child workflow's folded prologue, an embedder's `Runner`)."""
 
 
+@dataclass(frozen=True, slots=True)
+class RunTotals:
+    """The run's totals on its terminal frame, so a run list reads them without folding the
+    journal: priced dollars (absent when no call was priced), unpriced calls and why, the
+    tokens of every model call (infer and agent alike) and the run's wall-clock time."""
+
+    total_cost_usd: float | None = absent()
+    unpriced_calls: int | None = absent()
+    cost_unpriced: str | None = absent()
+    input_tokens: int | None = absent()
+    output_tokens: int | None = absent()
+    duration_ms: int | None = absent()
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WorkflowEnded(Frame):
     """The run's terminal frame (`workflow_completed` · `_failed` · `_cancelled` · `_paused`)."""
@@ -146,11 +161,9 @@ class WorkflowEnded(Frame):
     prompt: Mapping[str, Any] | None = spliced()
     """The first pending prompt's journaled face (`pause.prompt_payload`), when paused."""
     paused: tuple[str, ...] | None = absent()
-    outputs: str | None = absent()
+    outputs: str | None = content()
     """The workflow's outputs as canonical JSON text (masked); absent when paused."""
-    total_cost_usd: float | None = absent()
-    unpriced_calls: int | None = absent()
-    cost_unpriced: str | None = absent()
+    totals: RunTotals | None = spliced()
     error: NikaError | None = absent()
     forced: bool | None = absent()
     """A second signal ended the run before the scheduler could settle it."""
@@ -199,7 +212,9 @@ class Replayed:
     """What a later resume needs of a settled value (`replay.replayed`): the value as
     JSON text, or why it cannot come back (`replayable: false`)."""
 
-    output: str | None = absent()
+    output: Any = absent()
+    """The value as JSON text; a value that cannot be replayed is captured instead
+    (`content.captured`: its head, size and digest when long)."""
     bindings: str | None = absent()
     output_bytes: int | None = absent()
     output_sha256: str | None = absent()
@@ -256,6 +271,8 @@ class TaskNotes:
     input_hash: str | None = None
     agent: AgentSummary | None = None
     cache_hit: bool = False
+    inputs: Mapping[str, Any] | None = None
+    """The task's resolved `with:` bindings (the pipeline sets them)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -269,6 +286,8 @@ class TaskEnded(Frame):
     def_hash: str | None = absent()
     unwinds: str | None = absent()
     input_hash: str | None = absent()
+    inputs: Mapping[str, Any] | None = content()
+    """The resolved `with:` bindings the task ran with (masked, capped)."""
     agent: AgentSummary | None = spliced()
     cache_hit: bool | None = absent()
     recovered_from: Mapping[str, Any] | None = absent()
@@ -315,6 +334,10 @@ class ToolInvoked(Frame):
     error_code: str | None
     duration_ms: float | None = absent()
     answered: str | None = absent()
+    arguments: Mapping[str, Any] | None = content()
+    """The args the tool was called with (resolved, masked, capped)."""
+    result: Any = content()
+    """What the tool returned: its structured value, else its text (masked, capped)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -339,6 +362,11 @@ class CostIncurred(Frame):
     output_tokens: int | None
     cost_usd: float | None = absent()
     """Written only for a tool's spend: a model call's line stays as it always was."""
+    prompt: str | None = content()
+    """The resolved prompt of this call (a schema repair's: the repair request)."""
+    system: str | None = content()
+    reply: str | None = content()
+    """The model's reply text."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,7 +7,8 @@ ticks through `nika:image_generate`) is counted as the dollars it says — real 
 (`nika.prices.call_cost`) or counted unpriced with its reason — never as zero (07 §the
 spend-honesty law). The ledger is a bus sink, so a child workflow's calls (forwarded onto the
 parent's bus under `call/fetch`) count toward the invoking task. The runner reads it to put
-`cost_usd` on each task's terminal frame and `total_cost_usd` on the run's; `nika trace
+`cost_usd` on each task's terminal frame and the run's totals on its own (`totals`: dollars,
+unpriced calls, tokens, wall-clock time, so a run list never re-folds a journal); `nika trace
 verify` re-prices the same frames to replay them.
 """
 
@@ -21,7 +22,7 @@ from decimal import Decimal
 from typing import Any
 
 from nika.journal.bus import RunEvent
-from nika.journal.frames import CostIncurred, PricedCall, model_call
+from nika.journal.frames import CostIncurred, PricedCall, RunTotals, model_call
 from nika.prices import call_cost
 
 
@@ -37,13 +38,27 @@ class Spend:
     usd: Decimal = Decimal(0)
     priced: int = 0
     unpriced: Counter[str] = field(default_factory=Counter)
+    input_tokens: int = 0
+    output_tokens: int = 0
 
-    def add(self, cost: Decimal | str) -> None:
+    def add(self, cost: Decimal | str, call: PricedCall | None = None) -> None:
+        """Count one model call: its price (or why it has none) and, given, its tokens."""
+        if call is not None:
+            self.input_tokens += call[1] or 0
+            self.output_tokens += call[2] or 0
         if isinstance(cost, Decimal):
             self.usd += cost
             self.priced += 1
         else:
             self.unpriced[cost] += 1
+
+    def absorb(self, other: Spend) -> None:
+        """Add `other`'s calls to these (a run's spend from its tasks')."""
+        self.usd += other.usd
+        self.priced += other.priced
+        self.unpriced.update(other.unpriced)
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
 
     @property
     def usd_figure(self) -> float | None:
@@ -78,7 +93,7 @@ def fold(calls: Iterable[PricedCall], spent: Iterable[Decimal] = ()) -> Spend:
     plus the tools' reported spend as it was journaled."""
     spend = Spend()
     for call in calls:
-        spend.add(call_cost(*call))
+        spend.add(call_cost(*call), call)
     for dollars in spent:
         spend.add(dollars)
     return spend
@@ -90,21 +105,36 @@ class CostLedger:
     def __init__(self) -> None:
         self.run = Spend()
         self._tasks: dict[str, Spend] = {}
+        self._first_ns: int | None = None
 
     def emit(self, event: RunEvent) -> None:
+        if self._first_ns is None:
+            self._first_ns = event.timestamp  # the prologue: where the run's clock starts
         frame = event.frame
         if event.task is None:
             return
         cost: Decimal | str
+        call: PricedCall | None = None
         if isinstance(frame, CostIncurred) and frame.cost_usd is not None:
-            cost = Decimal(str(frame.cost_usd))
+            cost = Decimal(str(frame.cost_usd))  # a tool's own reported spend: no tokens
         else:
             call = model_call(frame)
             if call is None:
                 return
             cost = call_cost(*call)
-        self.run.add(cost)
-        self._tasks.setdefault(top_task(event.task), Spend()).add(cost)
+        self.run.add(cost, call)
+        self._tasks.setdefault(top_task(event.task), Spend()).add(cost, call)
+
+    def totals(self, now_ns: int) -> RunTotals:
+        """The run's totals for its terminal frame, its clock read at `now_ns` (the tokens
+        always written: a run list folds only a journal whose end lacks them)."""
+        run = self.run
+        return RunTotals(
+            total_cost_usd=run.usd_figure, unpriced_calls=run.unpriced_count,
+            cost_unpriced=run.unpriced_reasons,
+            input_tokens=run.input_tokens, output_tokens=run.output_tokens,
+            duration_ms=max(0, (now_ns - self._first_ns) // 1_000_000)
+            if self._first_ns is not None else None)
 
     def task(self, task: str) -> Spend | None:
         """The spend of `task`, None when it made no model call."""

@@ -12,7 +12,8 @@ journal's, keyed by the task's identity alone.
 output (and `extract:` bindings) as JSON text, or `replayable: false` with the reason when
 the value cannot come back byte-faithful from the journal — bytes, non-JSON values, a value
 the secret masker altered (rehydrating `***` would corrupt the run), or one too large for a
-journal line.
+journal line. Such a value is still shown to a reader: masked, and captured
+(`content.captured`: its head, size and digest when it is long).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from nika.canonical import canonical_json
+from nika.journal.content import captured, escaped_size
 from nika.journal.frames import Replayed
 from nika.journal.identity import (
     Closure,
@@ -36,8 +38,9 @@ from nika.journal.semantic import semantic_hash
 from nika.syntax.model import Task, Workflow
 
 MAX_REPLAY_TEXT: Final = 256 << 10
-"""An output larger than this (as JSON text) is journaled by digest only, not replayed: one
-journal line must stay far below the verifier's 1 MiB line bound."""
+"""An output (with its bindings) whose JSON text, escaped on the line, is larger than this is
+journaled captured (head, size, digest), not replayed: one journal line must stay far below
+the verifier's 1 MiB line bound."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,15 +120,20 @@ def replayed(output: Any, bindings: Mapping[str, Any],
     elif mask(output) != output or mask(bound) != bound:
         why = "the value carries a secret (the journal holds it masked)"
     if why is not None:
-        return Replayed(output=canonical_json(_describe(mask(output))), replayable=False,
-                        replay_why=why)
+        return Replayed(output=captured(canonical_json(_describe(mask(output)))),
+                        replayable=False, replay_why=why)
     text = canonical_json(output)
-    if len(text) > MAX_REPLAY_TEXT:
-        return Replayed(output_bytes=len(text.encode("utf-8")),
-                        output_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                        replayable=False,
-                        replay_why=f"the output exceeds {MAX_REPLAY_TEXT} bytes of JSON")
-    return Replayed(output=text, bindings=canonical_json(bound) if bound else None)
+    bound_text = canonical_json(bound) if bound else None
+    # What the line spends: each text as a JSON string, its quotes and backslashes escaped.
+    spent = (len(text) if len(text) > MAX_REPLAY_TEXT else escaped_size(text)) + \
+        (escaped_size(bound_text) if bound_text is not None else 0)
+    if spent > MAX_REPLAY_TEXT:
+        data = text.encode("utf-8")
+        return Replayed(output=captured(text), output_bytes=len(data),
+                        output_sha256=hashlib.sha256(data).hexdigest(), replayable=False,
+                        replay_why=f"the output and its bindings exceed {MAX_REPLAY_TEXT} "
+                        "bytes of escaped JSON")
+    return Replayed(output=text, bindings=bound_text)
 
 
 def _describe(value: Any) -> Any:

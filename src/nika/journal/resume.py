@@ -257,13 +257,13 @@ def _fold(lines: list[bytes], plan: ResumePlan) -> None:
 
 
 def _record(f: ReadSettled, line: int, uuid: str | None) -> Record | None:
-    task, def_hash, input_hash, text = f.task, f.def_hash, f.input_hash, f.output
-    if task is None or def_hash is None or input_hash is None or text is None:
+    task, def_hash, input_hash, held = f.task, f.def_hash, f.input_hash, f.output
+    if task is None or def_hash is None or input_hash is None or held is None:
         return None
-    if f.replayable is False:
+    if f.replayable is False or held.truncated:
         return None  # a value the journal cannot give back
     try:
-        output = json.loads(text)
+        output = json.loads(held.text)
         bindings = json.loads(f.bindings) if f.bindings is not None else {}
     except ValueError:
         return None

@@ -2,7 +2,9 @@
 
 `runs(directory)` reads each journal under `.nika/traces/` by its first and last lines only —
 the prologue names the workflow and the start, the terminal frame the outcome, the end and the
-run's spend — so listing a thousand runs never folds one. A journal with no terminal frame (a
+run's totals (spend, tokens, duration) — so listing a thousand runs never folds one. Only a
+journal whose end does not carry the tokens (an older engine's, or one with no terminal
+frame) is folded for them: its model calls' frames summed. A journal with no terminal frame (a
 crash, a kill) is `incomplete`: resumable, and kept like any other.
 
 `collect(entries, policy, now_ns, keep=…)` is ADR-100's D1, deciding what a collection removes:
@@ -46,9 +48,16 @@ class RunEntry:
     cost_usd: float | None
     paused: tuple[str, ...] = ()
     """The tasks whose prompts a paused run waits on."""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    ran_ms: int | None = None
+    """The run's duration as its terminal frame records it."""
 
     @property
     def duration_ms(self) -> int | None:
+        """The recorded duration, else the span from the first frame to the last."""
+        if self.ran_ms is not None:
+            return self.ran_ms
         if self.started_ns is None or self.ended_ns is None:
             return None
         return max(0, (self.ended_ns - self.started_ns) // 1_000_000)
@@ -111,6 +120,9 @@ def read_entry(path: Path) -> RunEntry | None:
         and kind != "workflow_started" else None
     cost = ending.get("total_cost_usd")
     paused = ending.get("paused")
+    tokens = (_int(ending.get("input_tokens")), _int(ending.get("output_tokens")))
+    if None in tokens:
+        tokens = _fold_tokens(path)
     return RunEntry(
         path=path,
         size=info.st_size,
@@ -121,7 +133,26 @@ def read_entry(path: Path) -> RunEntry | None:
         cost_usd=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool)
         else None,
         paused=tuple(str(p) for p in paused) if isinstance(paused, list) else (),
+        input_tokens=tokens[0], output_tokens=tokens[1],
+        ran_ms=_int(ending.get("duration_ms")) if state is not None else None,
     )
+
+
+def _fold_tokens(path: Path) -> tuple[int | None, int | None]:
+    """The tokens of every model call a journal records (one whose end lacks its totals):
+    `(None, None)` when it cannot be read."""
+    totals = [0, 0]
+    try:
+        with open(path, "rb") as handle:
+            for line in handle:
+                if b'"cost_incurred"' not in line or len(line) > _LINE_BOUND:
+                    continue
+                fields = _fields(_frame(line))
+                for i, key in enumerate(("input_tokens", "output_tokens")):
+                    totals[i] += _int(fields.get(key)) or 0
+    except OSError:
+        return None, None
+    return totals[0], totals[1]
 
 
 def runs(directory: Path) -> list[RunEntry]:

@@ -5,9 +5,11 @@ serializer, `wire`: the frame's fields as ordered `(key, value)` pairs, in the o
 journal has always written them. How a field reaches the wire is said once, on the field, in
 `frames` (`absent()`, `spliced()`); a frame's `task` is its address, not a pair; `node`,
 `parent` and `depth` close the pairs. An `AgentStep`'s pairs are every field of its event —
-named `agent_event` and `agent_seq` for its kind and sequence — and a tool call's `arguments`
-(canonical JSON) and `result` are cut to excerpts of `EXCERPT_CHARS` characters; the bus
-masked them whole before (a cut never splits a secret the mask would have caught).
+named `agent_event` and `agent_seq` for its kind and sequence. Content — a field declared
+`content()`, and an agent run's prompt and system text, each model call's reply, each tool
+call's arguments and result — is written whole up to `content.CONTENT_CAP`, else as its head
+with the size and digest of the whole (`content.captured`); the bus masked it whole before, so
+a cut never splits a secret the mask would have caught and a digest never commits to one.
 
 Masking is typed too (`mask_frame`): the mask applies to every value field of a frame, at any
 depth of its groups and events, and gives back a frame of the same type.
@@ -19,23 +21,29 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import Any, Final, TypeVar
 
-from nika.agent.observe import RunStarted, ToolCompleted, TurnStarted
-from nika.canonical import loose_json
+from nika.agent.observe import ModelCalled, RunStarted, ToolCompleted, TurnStarted
 from nika.errors import NikaError
+from nika.journal.content import captured
 from nika.journal.frames import (
     _ABSENT,
+    _CONTENT,
     _D,
     _RULE,
     AgentStep,
     Frame,
     Pair,
-    excerpt,
 )
 from nika.masking import Masker
 
 _BASE: Final = ("task", "node", "parent", "depth")
 _TRAILER: Final = _BASE[1:]
 _layouts: dict[type[Any], tuple[tuple[str, str | None], ...]] = {}
+_AGENT_CONTENT: Final[Mapping[type[Any], frozenset[str]]] = {
+    RunStarted: frozenset({"prompt", "system"}),
+    ModelCalled: frozenset({"reply"}),
+    ToolCompleted: frozenset({"arguments", "result"}),
+}
+"""The agent events' content fields (the agent room declares no wire rules of its own)."""
 
 
 def _layout(cls: type[Any]) -> tuple[tuple[str, str | None], ...]:
@@ -71,6 +79,8 @@ def _pairs(obj: Any) -> Iterator[Pair]:
             continue
         elif rule == _ABSENT:
             yield name, _value(value)
+        elif rule == _CONTENT:
+            yield name, captured(_value(value))
         elif isinstance(value, Mapping):
             yield from ((str(k), _value(v)) for k, v in value.items())
         else:
@@ -84,14 +94,15 @@ def _agent_pairs(step: AgentStep) -> Iterator[Pair]:
     yield "attempt", unit.attempt
     if unit.iteration is not None:
         yield "iteration", unit.iteration
+    content = _AGENT_CONTENT.get(type(event), frozenset())
     for f in dataclasses.fields(event):
         if f.name in ("seq", "task"):  # `task` is the frame's own address
             continue
         value = getattr(event, f.name)
-        if isinstance(event, ToolCompleted) and f.name == "arguments":
-            value = excerpt(loose_json(dict(value)))
-        elif isinstance(event, ToolCompleted) and f.name == "result":
-            value = excerpt(str(value))
+        if f.name in content:
+            if value is not None:
+                yield f.name, captured(_value(value))
+            continue
         yield f.name, _value(value)
     if isinstance(event, RunStarted | TurnStarted):
         yield "verb", "agent"

@@ -128,6 +128,7 @@ class Pipeline:
             with_values = {k: interpolate(v, self._boundary)
                            for k, v in task.with_.items() if k not in loop_bound}
             env = {**self._base, "with": with_values}
+            notes.inputs = with_values or None  # the terminal frame journals them (masked)
             if notes.unwinds is not None:
                 # An unwind task may read the producer it cleans up after, and nothing else,
                 # anywhere in the task, `when:` included (03 §unwind, 04 §the reference boundary).

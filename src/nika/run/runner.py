@@ -314,7 +314,8 @@ class Runner:
         self._bus.emit(TaskEnded(
             task=record.task, note=notes.note, status=record.status,
             duration_ms=record.duration_ms, attempts=record.attempts, def_hash=notes.def_hash,
-            unwinds=notes.unwinds, input_hash=notes.input_hash, agent=notes.agent,
+            unwinds=notes.unwinds, input_hash=notes.input_hash, inputs=notes.inputs,
+            agent=notes.agent,
             cache_hit=notes.cache_hit or None, recovered_from=recovered_from,
             cost_usd=spend.usd_figure if spend else None,
             unpriced_calls=spend.unpriced_count if spend else None,
@@ -394,14 +395,12 @@ class Runner:
         paused = self._paused
         error = (self._stalled if self._stalled is not None and state == "failure"
                  else over_budget or output_error)
-        run = self._ledger.run
         self._bus.emit(WorkflowEnded(
             workflow=self._workflow.name, state=state,
             prompt=paused[min(paused)] if paused and state == "paused" else None,
             paused=tuple(sorted(paused)) if paused else None,
             outputs=_json(self._services.mask(outputs)) if state != "paused" else None,
-            total_cost_usd=run.usd_figure, unpriced_calls=run.unpriced_count,
-            cost_unpriced=run.unpriced_reasons, error=error))
+            totals=self._ledger.totals(self._clock.now_ns()), error=error))
         ordered: dict[str, TaskRecord] = {
             t: self._records[t] for t in self._workflow.tasks if t in self._records
         }

@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from nika._term import printable
+from nika.journal.content import Captured
 from nika.view._spend import Spend, usd
 from nika.view.trace_view import TraceView
 
@@ -171,6 +172,11 @@ def _captured(value: Mapping[str, Any]) -> str | None:
 def value(item: Any) -> str:
     """One captured value: text as itself, a capture as its folded prefix, other data as
     JSON."""
+    if isinstance(item, Captured):  # a content field as the journal reader gives it back
+        if not item.truncated:
+            return fold(item.text)
+        return _captured({"truncated": item.text, "bytes": item.bytes, "sha256": item.sha256}
+                         ) or fold(item.text)
     if isinstance(item, Mapping) and (shown := _captured(item)) is not None:
         return shown
     return fold(item if isinstance(item, str) or item is None else as_json(item))

@@ -43,6 +43,10 @@ class Spend:
             self.usd += cost
         return cost
 
+    def reported(self, dollars: Decimal) -> None:
+        """Count a tool's own reported spend (real dollars, no model call)."""
+        self.usd += dollars
+
     def merge(self, other: Spend) -> None:
         """Add `other`'s calls to these."""
         self.calls += other.calls

@@ -7,7 +7,14 @@ checkpoint), then the task's outcome. A task whose loop ran more than once — e
 iteration, each retried attempt — shows one subtree per run (its frames' `iteration` and
 `attempt`), ordered by iteration then attempt, however their frames interleaved. A child
 workflow's task (a frame with a `parent`) nests under the task that invoked it. Workflow
-frames frame the whole; the chain verdict heads it. Every journal-derived string is escaped
+frames frame the whole; the chain verdict heads it.
+
+The run's content is shown where it happened (`_show_content`: long values folded, `--full`
+shows them whole): a task's inputs (its resolved `with:`) first, each model call's prompt,
+system text and reply, each tool call's arguments and result, the task's output under its
+outcome, the workflow's outputs at the end. Each model call, each task and the run carry
+their tokens and cost at the shipped price table (`unpriced` when it has no rate, never $0),
+and the run ends with its totals over every verb. Every journal-derived string is escaped
 before it reaches the terminal (15 §the verifier: control sequences are an attack on the
 human), and a field the journal does not carry is shown as « unrecorded », never guessed.
 """
@@ -22,6 +29,7 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from nika._term import printable
+from nika.journal.content import Captured
 from nika.journal.decoded import (
     TASK_END,
     Read,
@@ -46,7 +54,11 @@ from nika.journal.decoded import (
     ReadWorkflowEnded,
     ReadWorkflowStarted,
 )
+from nika.journal.ledger import Spend
 from nika.journal.verify import Frame, TraceVerdict
+from nika.prices import call_cost
+from nika.view._show_content import content_label
+from nika.view.figures import cost_text, duration_text, spend_text, tokens_text
 from nika.view.trace_view import recovered_from, recovery_text
 
 _OUTCOME_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
@@ -66,8 +78,19 @@ def _ms(value: Any) -> str:
     return "unrecorded"
 
 
-def _tokens(call: ReadCostIncurred | ReadModelCalled) -> str:
-    return f"{_safe(call.input_tokens)}→{_safe(call.output_tokens)} tokens"
+def _call(call: ReadCostIncurred | ReadModelCalled, spend: Spend) -> str:
+    """`model M · in→out tokens · cost`, the call counted into `spend` (its task's)."""
+    cost = call_cost(call.model or "", call.input_tokens, call.output_tokens)
+    spend.add(cost, (call.model or "", call.input_tokens, call.output_tokens))
+    return f"model {_safe(call.model)} · {tokens_text(call.input_tokens, call.output_tokens)}" \
+        f" · {cost_text(cost)}"
+
+
+def _contents(node: Tree, full: bool, **values: Captured | None) -> None:
+    """A child of `node` per recorded value (an older journal records none of them)."""
+    for name, value in values.items():
+        if value is not None:
+            node.add(content_label(name, value, full=full))
 
 
 def _order(run: tuple[Any, Any]) -> tuple[tuple[int, str, int], ...]:
@@ -78,8 +101,11 @@ def _order(run: tuple[Any, Any]) -> tuple[tuple[int, str, int], ...]:
 class _Task:
     """The tree of one task, built frame by frame; `finish` settles the order of its runs."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, full: bool) -> None:
         self.tree = Tree(f"[bold]{_safe(name)}[/]")
+        self.full = full
+        self.spend = Spend()
+        """The task's own model calls (a child workflow's are its tasks')."""
         self.runs: dict[tuple[Any, Any], Tree] = {}
         self.turns: dict[tuple[Any, Any, Any], Tree] = {}
         self.labelled = False  # a fan-out invokes its verb per item: label the task once
@@ -113,14 +139,23 @@ class _Task:
             children[slot] = self.runs[key]
 
     def add(self, frame: Frame, record: Read) -> None:
+        full = self.full
         if isinstance(record, ReadRunStarted):
-            self.run(record)
+            _, run = self.run(record)
+            _contents(run, full, system=record.system, prompt=record.prompt)
             if not self.labelled:
                 self.labelled = True
                 self.tree.label = (f"{self.tree.label} [dim]agent · {_safe(record.model)} · "
                                    f"universe {_safe(record.universe)}[/]")
         elif isinstance(record, ReadAgentStep):
-            if not isinstance(record, ReadTurnStarted):
+            if isinstance(record, ReadModelCalled):
+                line = (f"{_call(record, self.spend)} · {_ms(record.duration_ms)} · "
+                        f"{_safe(record.finish_reason)}")
+                _contents(self.turn(record).add(line), full, reply=record.reply)
+            elif isinstance(record, ReadToolCompleted):
+                _contents(self.turn(record).add(_agent_line(record)), full,
+                          arguments=record.arguments, result=record.result)
+            elif not isinstance(record, ReadTurnStarted):
                 self.turn(record).add(_agent_line(record))
         elif isinstance(record, ReadVerbInvoked):
             if not self.labelled:
@@ -131,7 +166,8 @@ class _Task:
             self.tree.add(f"spend {_safe(record.model)} · ${record.cost_usd:.6f} (reported "
                           "by the tool)")
         elif isinstance(record, ReadCostIncurred):
-            self.tree.add(f"model {_safe(record.model)} · {_tokens(record)}")
+            _contents(self.tree.add(_call(record, self.spend)), full, system=record.system,
+                      prompt=record.prompt, reply=record.reply)
         elif isinstance(record, ReadPermitChecked):
             style = "green" if record.decision == "allow" else "red"
             # An env composition that passes no declared name has no target to show.
@@ -143,15 +179,28 @@ class _Task:
             self.tree.add(f"[cyan]cache hit{item}[/] · served from line "
                           f"{_safe(record.matched_line)} of the resumed journal")
         elif isinstance(record, ReadTaskEnded):
-            self.tree.add(_task_end(TASK_END[frame.kind], record))
+            if record.inputs is not None:  # what the task ran with heads its tree
+                self.tree.children.insert(0, Tree(content_label("inputs", record.inputs,
+                                                                full=full)))
+            line = _task_end(TASK_END[frame.kind], record)
+            spend = self.spend
+            if spend.priced or spend.unpriced:
+                if record.tokens is None:  # an agent's end line already counts its tokens
+                    line += f" · {tokens_text(spend.input_tokens, spend.output_tokens)}"
+                line += f" · cost {spend_text(spend)}"
+            _contents(self.tree.add(line), full, output=record.output)
         elif isinstance(record, ReadSettled):
-            self.tree.add(f"[dim]checkpoint item {_safe(record.iteration)}[/]")
+            _contents(self.tree.add(f"[dim]checkpoint item {_safe(record.iteration)}[/]"),
+                      full, output=record.output)
         elif isinstance(record, ReadRetrying):
             item = "" if record.iteration is None else f"item {_safe(record.iteration)} "
             self.tree.add(f"[yellow]retry[/] {item}attempt {_safe(record.attempt)} · "
                           f"{_safe(record.code)}")
         elif isinstance(record, ReadToolInvoked):
-            self.tree.add(f"tool {_safe(record.tool)}")
+            status = (f" · [red]error {_safe(record.error_code or '')}[/]" if record.is_error
+                      else "")
+            _contents(self.tree.add(f"tool {_safe(record.tool)}{status}"), full,
+                      arguments=record.arguments, result=record.result)
 
 
 def _agent_line(step: ReadAgentStep) -> str:
@@ -161,9 +210,6 @@ def _agent_line(step: ReadAgentStep) -> str:
                                   if v) if step.by_source else "")
         return (f"offered {_safe(count)} of {_safe(step.universe)} "
                 f"([bold]{_safe(step.mode)}[/]){split}")
-    if isinstance(step, ReadModelCalled):
-        return (f"model {_safe(step.model)} · {_tokens(step)} · {_ms(step.duration_ms)} · "
-                f"{_safe(step.finish_reason)}")
     if isinstance(step, ReadToolCompleted):
         status = (f"[red]error {_safe(step.error_code or '')}[/]" if step.is_error
                   else f"[green]ok[/] {_safe(step.result_bytes)} B")
@@ -201,16 +247,22 @@ def _task_end(status: str, end: ReadTaskEnded) -> str:
     return " · ".join(parts)
 
 
-def render(frames: Iterable[Frame], verdict: TraceVerdict, name: str, console: Console) -> None:
-    """Print the timeline of `frames` (the journal `name`) under its chain `verdict`."""
+def render(frames: Iterable[Frame], verdict: TraceVerdict, name: str, console: Console, *,
+           full: bool = False) -> None:
+    """Print the timeline of `frames` (the journal `name`) under its chain `verdict`; `full`
+    shows every value whole instead of folding the long ones."""
     tasks: dict[str, _Task] = {}
     roots: list[_Task] = []
     style = _VERDICT_STYLE[verdict.status]
     console.print(f"[bold]journal[/] {_safe(name)}")
     console.print(f"[{style}]{_safe(verdict.render())}[/]")
     end: tuple[str, ReadWorkflowEnded] | None = None
+    stamps: tuple[int, int] | None = None
     for frame in frames:
         record = frame.read()
+        if frame.timestamp is not None:
+            stamps = (min(stamps[0], frame.timestamp), max(stamps[1], frame.timestamp)) \
+                if stamps else (frame.timestamp, frame.timestamp)
         if isinstance(record, ReadWorkflowStarted):
             console.print(
                 f"[bold]▶ {_safe(record.workflow)}[/] · {_safe(record.tasks)} tasks · "
@@ -219,7 +271,7 @@ def render(frames: Iterable[Frame], verdict: TraceVerdict, name: str, console: C
         elif frame.task is not None:
             task = tasks.get(frame.task)
             if task is None:
-                task = tasks[frame.task] = _Task(frame.task)
+                task = tasks[frame.task] = _Task(frame.task, full)
                 invoker = record.parent
                 parent = tasks.get(invoker) if invoker is not None else None
                 if parent is not None:
@@ -241,3 +293,20 @@ def render(frames: Iterable[Frame], verdict: TraceVerdict, name: str, console: C
             console.print(f"  awaiting an answer for {_safe(last.task_id)} "
                           f"({_safe(last.mode)}): {_safe(last.message)} — resume with "
                           f"--resume and --answer {_safe(last.task_id)}=VALUE")
+        if last.outputs is not None:
+            console.print(content_label("outputs", last.outputs, full=full))
+    span = (stamps[1] - stamps[0]) / 1e6 if stamps else None
+    console.print(_totals([t.spend for t in tasks.values()], end[1] if end else None, span))
+
+
+def _totals(spends: list[Spend], end: ReadWorkflowEnded | None, span: float | None) -> str:
+    """The run's totals over every verb: its model calls re-priced, its wall-clock time (the
+    terminal frame's; an older journal's: the span of its timestamps)."""
+    run = Spend()
+    for spend in spends:
+        run.absorb(spend)
+    calls = run.priced + sum(run.unpriced.values())
+    took = end.duration_ms if end is not None and end.duration_ms is not None else span
+    return (f"[bold]totals[/] · {calls} model call{'' if calls == 1 else 's'} · "
+            f"{tokens_text(run.input_tokens, run.output_tokens)} · cost {spend_text(run)} · "
+            f"{duration_text(took)}")

@@ -22,8 +22,9 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Final
+from typing import Any
 
+from nika.journal.content import Captured
 from nika.journal.decoded import (
     TASK_END,
     Read,
@@ -55,9 +56,6 @@ Values = dict[str, Any]
 """Labelled captured values in order (`output`, `arguments`, `result`, …): each the value,
 or the journal's capture of a long one (`{"truncated", "bytes", "sha256"}`)."""
 
-_DECODE_AT: Final = 1 << 20
-"""JSON text longer than this is shown as text, never parsed (a hostile journal's size)."""
-
 RunKey = tuple[int | str | None, int | str | None]
 """A loop run's `(iteration, attempt)`, as the journal recorded them."""
 
@@ -73,9 +71,12 @@ class TracedCall:
     error_code: str | None
     duration_ms: float | None
     result_bytes: int | None
+    arguments: Captured | None
+    """The masked arguments, captured (None: the journal did not record them)."""
+    result: Captured | None
+    """What the model read back, masked and captured."""
     values: Values = field(default_factory=dict)
-    """`arguments` (a masked canonical-JSON excerpt) and `result` (a masked excerpt of what
-    the model read back), as the journal recorded them (None: unrecorded)."""
+    """`arguments` and `result` as the page folds them (absent: unrecorded)."""
 
 
 @dataclass(slots=True)
@@ -100,6 +101,8 @@ class Turn:
     """The model call's USD cost at the engine's table, or why it has none (None: no call)."""
     values: Values = field(default_factory=dict)
     """What the turn said (the model's `reply`, when the journal records it)."""
+    reply: Captured | None = None
+    """The model's reply text (None: not recorded)."""
     tools: list[TracedCall] = field(default_factory=list)
     compose: list[ReadComposeChecked] = field(default_factory=list)
     nudge: ReadNudged | None = None
@@ -124,6 +127,8 @@ class AgentRun:
     attempt: int | str | None
     model: str | None = None
     universe: int | None = None
+    prompt: Captured | None = None
+    system: Captured | None = None
     turns: dict[int | str | None, Turn] = field(default_factory=dict)
 
     def turn(self, number: int | str | None) -> Turn:
@@ -171,6 +176,12 @@ class TaskView:
     runs: dict[RunKey, AgentRun] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     """Other facts in frame order (permit decisions, retries, model calls of `infer`)."""
+    calls: list[ReadCostIncurred] = field(default_factory=list)
+    """The model calls of an `infer:` (prompt, system text, reply, tokens), in order."""
+    inputs: Captured | None = None
+    """The resolved `with:` bindings (None: not recorded)."""
+    output: Captured | None = None
+    """The settled value as JSON text (None: not recorded)."""
     depth: int = 0
     started: bool = False
 
@@ -197,6 +208,8 @@ class TraceView:
     end_error: Mapping[str, Any] | None = None
     message: str | None = None
     """A paused run's prompt message."""
+    end: ReadWorkflowEnded | None = None
+    """The terminal frame: the workflow's outputs and the run's totals."""
     tasks: dict[str, TaskView] = field(default_factory=dict)
     values: Values = field(default_factory=dict)
     """The workflow's `outputs`, when its terminal frame records them."""
@@ -288,6 +301,7 @@ def _agent(task: TaskView, step: ReadAgentStep) -> None:
     run = task.run(step)
     if isinstance(step, ReadRunStarted):
         run.model, run.universe = step.model, step.universe
+        run.prompt, run.system = step.prompt, step.system
         task.verb = "agent"
         task.model = task.model or run.model
         return
@@ -299,13 +313,16 @@ def _agent(task: TaskView, step: ReadAgentStep) -> None:
     elif isinstance(step, ReadModelCalled):
         turn.model, turn.finish_reason = step.model, step.finish_reason
         turn.input_tokens, turn.output_tokens = step.input_tokens, step.output_tokens
-        turn.latency_ms = step.duration_ms
+        turn.latency_ms, turn.reply = step.duration_ms, step.reply
         turn.cost = task.spend.add(step.model, step.input_tokens, step.output_tokens)
+        if step.reply is not None:
+            turn.values["reply"] = step.reply
     elif isinstance(step, ReadToolCompleted):
         turn.tools.append(TracedCall(
             name=step.name, call_id=step.call_id, source=step.source,
             ok=step.is_error is False, error_code=step.error_code,
             duration_ms=step.duration_ms, result_bytes=step.result_bytes,
+            arguments=step.arguments, result=step.result,
             values={"arguments": step.arguments, "result": step.result}))
     elif isinstance(step, ReadBudgetCheckpoint):
         turn.turns_used, turn.max_turns = step.turns_used, step.max_turns
@@ -351,33 +368,40 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
         task.duration_ms = record.duration_ms
         task.turns, task.tokens = record.turns, record.tokens
         task.error = _error(record) if kind == "task_failed" else None
-        if record.output is not None:
-            task.values["output"] = decoded_json(record.output)
         task.recovered_from = recovered_from(record) or task.recovered_from
+        task.inputs, task.output = record.inputs, record.output
+        # inputs first, then what the calls said, then the output: the order a reader follows
+        task.values = {**({"inputs": record.inputs} if record.inputs is not None else {}),
+                       **task.values,
+                       **({"output": record.output} if record.output is not None else {})}
         if stamp is not None:
             task.end_ns = stamp
     elif isinstance(record, ReadTaskRecovered):
         task.recovered_from = {}  # the terminal frame names the cause
     elif (note := _note(record)) is not None:
-        if isinstance(record, ReadCostIncurred):
-            task.spend.add(record.model, record.input_tokens, record.output_tokens)
         task.notes.append(note)
+        if isinstance(record, ReadCostIncurred):
+            task.calls.append(record)
+            _call(task, record)
+
+
+def _call(task: TaskView, record: ReadCostIncurred) -> None:
+    """Count one `cost_incurred` frame (a model call, or a tool's own reported spend) and
+    keep what the model call said among the task's values."""
+    if record.cost_usd is not None:
+        task.spend.reported(Decimal(str(record.cost_usd)))
+        return
+    task.spend.add(record.model, record.input_tokens, record.output_tokens)
+    said = {"prompt": record.prompt, "system": record.system, "reply": record.reply}
+    n = len(task.calls)
+    for label, text in said.items():
+        if text is not None:
+            task.values[label if n == 1 else f"{label} ({n})"] = text
 
 
 def _priced(record: ReadCostIncurred) -> str:
     cost = Spend().add(record.model, record.input_tokens, record.output_tokens)
     return cost if isinstance(cost, str) else usd(cost)
-
-
-def decoded_json(text: str) -> Any:
-    """Canonical JSON text a frame carries (an output), as its value: a string reads as
-    itself; text that is no JSON, or too long to parse, stays text."""
-    if len(text) > _DECODE_AT:
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
@@ -402,9 +426,9 @@ def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
             _task_frame(task, frame, record)
         elif isinstance(record, ReadWorkflowEnded):
             view.state = record.state or frame.kind.removeprefix("workflow_")
-            view.end_error, view.message = record.error, record.message
+            view.end_error, view.message, view.end = record.error, record.message, record
             if record.outputs is not None:
-                view.values["outputs"] = decoded_json(record.outputs)
+                view.values["outputs"] = record.outputs
     for task in view.tasks.values():
         for run in task.runs.values():
             run.mark_cycles()

@@ -57,6 +57,7 @@ async def run_infer(
             task=task.id, model=model,
             input_tokens=response.usage.input_tokens if response.usage else None,
             output_tokens=response.usage.output_tokens if response.usage else None,
+            prompt=_asked(messages), system=spec.system, reply=response.text,
         ))
         if schema is None:
             return response.text
@@ -77,6 +78,12 @@ async def run_infer(
                         "Reply again with only the JSON value."),
         ]
     raise AssertionError("unreachable: the repair loop always returns or raises")
+
+
+def _asked(messages: list[Message]) -> str | None:
+    """The prompt of this call: the task's, or the last schema repair's request."""
+    last = messages[-1]
+    return last.text if isinstance(last, UserMessage) else None
 
 
 def _check_usage(task: Task, model: str, response: ModelResponse) -> None:

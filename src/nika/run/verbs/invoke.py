@@ -67,7 +67,8 @@ async def run_invoke(
     services.bus.emit(ToolInvoked(
         task=task.id, tool=name, is_error=result.is_error,
         error_code=result.error.code if result.error else None,
-        duration_ms=round((perf_counter() - started) * 1000, 3),
+        duration_ms=round((perf_counter() - started) * 1000, 3), arguments=args,
+        result=result.structured if result.structured is not None else result.content,
     ))
     if result.is_error:
         if name == PROMPT and services.pausable and result.error is not None \

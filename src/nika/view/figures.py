@@ -1,0 +1,58 @@
+"""The figures a person reads off a journal: sizes, tokens, money, durations.
+
+One spelling each, shared by `nika trace show`'s timeline and its totals. Money is never made
+up: a call the price table cannot price reads `unpriced` (07 §the spend-honesty law), and
+spend that is partly priced says how many calls it leaves out.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from nika.journal.ledger import Spend
+
+
+def size_text(size: int) -> str:
+    """Bytes for a person: `812 B`, `12.3 KiB`, `4.0 MiB`."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1 << 20:
+        return f"{size / 1024:.1f} KiB"
+    return f"{size / (1 << 20):.1f} MiB"
+
+
+def tokens_text(input_tokens: int | None, output_tokens: int | None) -> str:
+    """`1,000→2,000 tokens` (`?` for a count the journal lacks)."""
+    def count(n: int | None) -> str:
+        return "?" if n is None else f"{n:,}"
+    return f"{count(input_tokens)}→{count(output_tokens)} tokens"
+
+
+def usd_text(usd: Decimal | float) -> str:
+    """Dollars to the micro-dollar the ledger keeps: `$0.018`, `$0.000123`."""
+    text = f"{Decimal(str(usd)).quantize(Decimal('0.000001')):f}".rstrip("0")
+    return "$" + (text + "00" if text.endswith(".") else text)
+
+
+def cost_text(cost: Decimal | str) -> str:
+    """One call's cost (`nika.prices.call_cost`): dollars, or `unpriced`."""
+    return usd_text(cost) if isinstance(cost, Decimal) else "unpriced"
+
+
+def spend_text(spend: Spend) -> str:
+    """A task's or a run's spend: `$0.036`, `unpriced`, or `$0.018 + 1 unpriced call`."""
+    unpriced = spend.unpriced_count or 0
+    if not spend.priced:
+        return "unpriced" if unpriced else "no model call"
+    if not unpriced:
+        return usd_text(spend.usd)
+    return f"{usd_text(spend.usd)} + {unpriced} unpriced call{'s' if unpriced > 1 else ''}"
+
+
+def duration_text(ms: float | None) -> str:
+    """`12.5 ms`, `840 ms`, `12.3 s` (`unrecorded` when the journal lacks it)."""
+    if ms is None:
+        return "unrecorded"
+    if ms < 100:
+        return f"{ms:.1f} ms"
+    return f"{ms:.0f} ms" if ms < 10_000 else f"{ms / 1000:.1f} s"
