@@ -26,7 +26,7 @@ UNSERVED: Final[Mapping[str, str]] = {
 """Builtins of the closed stdlib set this engine does not implement, and what is missing."""
 
 SERVED_PROVIDERS: Final[Mapping[str, tuple[str, ...]]] = {
-    "nika:tts_generate": ("mock",),
+    "nika:tts_generate": ("local", "openai", "elevenlabs", "mock"),
 }
 """Builtins served for some providers only: the ones served."""
 

@@ -349,7 +349,7 @@ async def _serve(options: RunOptions, workflow: Workflow, inputs: Mapping[str, A
             wf: Workflow, gate: PermitGate, events: EventBus
         ) -> Callable[[str], ToolExecutor]:
             return Toolbox(wf, gate, base_dir=Path.cwd(), mask=mask, bus=events, mcp=mcp,
-                           prompt_io=TerminalPromptIO.if_tty()).for_task
+                           prompt_io=TerminalPromptIO.if_tty(), environ=env).for_task
 
         gate = PermitGate(workflow, bus)
         providers = ProviderPool(provider)

@@ -21,7 +21,8 @@ from nika.tools.builtins import BuiltinExecutor, Context, PromptIO
 
 class Toolbox:
     """Builds each task's `ToolExecutor`. `nika:log` / `nika:emit` entries reach the bus as
-    `tool_invoked` frames carrying their `channel` (`log` · `emit`)."""
+    `tool_invoked` frames carrying their `channel` (`log` · `emit`). `environ` is the engine's
+    environment the provider-backed builtins read their keys and endpoints from."""
 
     def __init__(
         self,
@@ -33,6 +34,7 @@ class Toolbox:
         bus: EventBus,
         mcp: ToolExecutor | None = None,
         prompt_io: PromptIO | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         self._workflow = workflow
         self._bus = bus
@@ -42,6 +44,7 @@ class Toolbox:
         self._builtins = BuiltinExecutor(Context(
             base_dir=base_dir, judge=gate.judge, prompt_io=prompt_io, events=self._entry,
             loopback_grants=gate.judge.loopback_hosts(), inspect=cell,
+            engine_env=dict(environ or {}),
         ), masker=mask)
 
     def _entry(self, kind: Literal["log", "emit"], fields: Mapping[str, Any]) -> None:

@@ -183,7 +183,7 @@ async def _attempt(call: UnitCall, emit: Emit, workflow: Workflow, secrets: dict
             environ=environ,
             secrets=secrets, mask=mask, bus=bus, gate=gate,
             tools=Toolbox(workflow, gate, base_dir=base_dir, mask=mask, bus=bus,
-                          mcp=mcp).for_task,
+                          mcp=mcp, environ=environ).for_task,
             mcp=mcp, providers=providers, model=call.model, agent_config=call.agent_config,
             observe=lambda unit, _notes: _Forward(emit, sealer),
         )

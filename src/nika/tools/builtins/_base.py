@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -69,7 +69,9 @@ class Context:
     carve-out); `data_as_code_lifted` is the task's `lift: [{law: data-as-code}]`.
     `prompt_io` is the human (None: non-interactive); `events` receives log/emit entries;
     `inspect` serves `nika:inspect`. `now`, `random_bytes` and `sleep` are the injectable
-    clock, entropy and timer of uuid/date/wait.
+    clock, entropy and timer of uuid/date/wait. `engine_env` is the ENGINE's environment
+    (provider keys and endpoints: `OPENAI_API_KEY`, `NIKA_TTS_LOCAL_URL`, …), handed in by the
+    composition root — builtins never read `os.environ`, and it is never workflow data.
     """
 
     base_dir: Path
@@ -85,6 +87,7 @@ class Context:
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     fetch_timeout_s: float = 30.0
     max_redirects: int = 10
+    engine_env: Mapping[str, str] = field(default_factory=dict)
     max_body_bytes: int = 32 * 1024 * 1024
     max_file_bytes: int = 32 * 1024 * 1024
     """The file builtins' cap: a file read (read, edit, grep, a multipart part), a content

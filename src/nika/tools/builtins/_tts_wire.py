@@ -1,0 +1,154 @@
+"""The two speech wires `nika:tts_generate` speaks, each one bounded request.
+
+- OpenAI speech (`POST {base}/audio/speech` → raw audio), for `openai` and `local`, through
+  the official `openai` SDK (its own retries off: the builtin owns the retry policy).
+- ElevenLabs text-to-speech (`POST {base}/v1/text-to-speech/{voice_id}` → raw audio) over
+  httpx2, the one HTTP client under every SDK nika uses: ElevenLabs ships no SDK nika depends
+  on, and the wire is one POST.
+
+Both read the body streamed, refuse an announced or an actual body past `cap` without reading
+the rest, and never follow a redirect (a provider endpoint is engine configuration: a `3xx` is
+a failure, and no second connection is opened). A failure is a `WireError` carrying what the
+builtin needs to name it; SDK and transport exceptions are translated here, in one table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+import httpx2
+
+_ERROR_BODY: Final = 4096
+"""At most this many bytes of an error body are read (the detail quotes fewer)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechCall:
+    """One request on the wire: where, with which key, and what to say."""
+
+    base_url: str
+    key: str | None
+    model: str
+    voice: str
+    text: str
+    response_format: str | None
+    speed: float | None
+    timeout_s: float
+    cap: int
+
+
+class WireError(Exception):
+    """A failed request: its HTTP status (None: no response), the start of the error body,
+    whether a retry may help, and what went wrong in a few words."""
+
+    def __init__(self, reason: str, *, status: int | None = None, body: str = "",
+                 transient: bool = False, oversize: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+        self.body = body
+        self.transient = transient
+        self.oversize = oversize
+
+
+def _status_error(status: int, body: str) -> WireError:
+    if 300 <= status < 400:
+        return WireError(f"the provider answered a redirect (HTTP {status}); redirects are "
+                         "never followed", status=status, body=body)
+    transient = status in (408, 429) or status >= 500
+    return WireError(f"the provider answered HTTP {status}", status=status, body=body,
+                     transient=transient)
+
+
+def _announced(headers: Any, cap: int) -> None:
+    """Refuse a body whose announced length is already past the cap, before reading it."""
+    length = str(headers.get("content-length", "") or "")
+    if length.isdigit() and int(length) > cap:
+        raise WireError(f"the provider announced {int(length)} bytes, past the {cap}-byte cap",
+                        oversize=True)
+
+
+async def _capped(chunks: AsyncIterator[bytes], cap: int) -> bytes:
+    """The whole body, or `WireError` the moment it passes `cap` (the rest is never read)."""
+    body = bytearray()
+    async for chunk in chunks:
+        body += chunk
+        if len(body) > cap:
+            raise WireError(f"the provider sent more than the {cap}-byte cap", oversize=True)
+    return bytes(body)
+
+
+async def openai_speech(call: SpeechCall) -> bytes:
+    """The audio bytes of one OpenAI-speech request (`openai` and `local`)."""
+    import openai  # a speech task pays for the SDK, nothing else does
+
+    extra: dict[str, Any] = {}
+    if call.response_format is not None:
+        extra["response_format"] = call.response_format
+    if call.speed is not None:
+        extra["speed"] = call.speed
+    timeout = httpx2.Timeout(call.timeout_s)
+    http = openai.DefaultAsyncHttpxClient(follow_redirects=False, timeout=timeout)
+    # A keyless local server still gets a placeholder: the SDK refuses an empty key.
+    client = openai.AsyncOpenAI(api_key=call.key or "no-key", base_url=call.base_url,
+                                timeout=timeout, max_retries=0, http_client=http)
+    try:
+        async with client, client.audio.speech.with_streaming_response.create(
+            model=call.model, voice=call.voice, input=call.text, **extra
+        ) as response:
+            _announced(response.headers, call.cap)
+            return await _capped(response.iter_bytes(), call.cap)
+    except openai.APIStatusError as err:
+        raise _status_error(err.status_code, _text(err.response)) from None
+    except openai.APITimeoutError:
+        raise WireError("the provider did not answer in time", transient=True) from None
+    except openai.APIConnectionError:
+        raise WireError("the provider could not be reached", transient=True) from None
+    except (httpx2.TimeoutException, httpx2.TransportError) as err:  # mid-body, past the SDK
+        raise _transport(err) from None
+
+
+async def elevenlabs_speech(call: SpeechCall, output_format: str) -> bytes:
+    """The audio bytes of one ElevenLabs text-to-speech request."""
+    body: dict[str, Any] = {"text": call.text, "model_id": call.model}
+    if call.speed is not None:
+        body["voice_settings"] = {"speed": call.speed}
+    url = f"{call.base_url.rstrip('/')}/v1/text-to-speech/{call.voice}"
+    headers = {"xi-api-key": call.key or "", "accept": "audio/*"}
+    try:
+        async with (
+            httpx2.AsyncClient(follow_redirects=False, timeout=call.timeout_s) as client,
+            client.stream("POST", url, params={"output_format": output_format},
+                          headers=headers, json=body) as response,
+        ):
+            if response.status_code != 200:
+                raise _status_error(response.status_code, await _head(response))
+            _announced(response.headers, call.cap)
+            return await _capped(response.aiter_bytes(), call.cap)
+    except (httpx2.TimeoutException, httpx2.TransportError) as err:
+        raise _transport(err) from None
+
+
+def _transport(err: Exception) -> WireError:
+    if isinstance(err, httpx2.TimeoutException):
+        return WireError("the provider did not answer in time", transient=True)
+    return WireError("the provider connection failed", transient=True)
+
+
+async def _head(response: httpx2.Response) -> str:
+    """The first bytes of an error body, decoded leniently (never the whole of a huge one)."""
+    data = bytearray()
+    async for chunk in response.aiter_bytes():
+        data += chunk
+        if len(data) >= _ERROR_BODY:
+            break
+    return bytes(data[:_ERROR_BODY]).decode("utf-8", "replace")
+
+
+def _text(response: httpx2.Response) -> str:
+    try:
+        return response.content[:_ERROR_BODY].decode("utf-8", "replace")
+    except httpx2.ResponseNotRead:
+        return ""
