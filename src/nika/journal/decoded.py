@@ -69,6 +69,13 @@ def _raw(value: Any) -> Any:
     return value
 
 
+def _objects(value: Any) -> tuple[Mapping[str, Any], ...] | None:
+    """The objects of a journal list (anything else in it dropped)."""
+    if not isinstance(value, list):
+        return None
+    return tuple(v for v in value if isinstance(v, Mapping))
+
+
 _READERS: Final[Mapping[str, Callable[[Any], Any]]] = {
     "str | None": as_str,
     "int | None": as_int,
@@ -79,6 +86,7 @@ _READERS: Final[Mapping[str, Callable[[Any], Any]]] = {
     "Mapping[str, Any] | None": _mapping,
     "Mapping[str, int]": _numbers(as_int),
     "Mapping[str, float]": _numbers(as_num),
+    "tuple[Mapping[str, Any], ...] | None": _objects,
     "Any": _raw,
 }
 """A record field's annotation → how a journal value is read into it."""
@@ -150,6 +158,7 @@ class ReadTaskEnded(ReadSettled):
     agent_error_code: str | None = None
     recovered_from: Mapping[str, Any] | None = None
     error: Mapping[str, Any] | None = None
+    assets: tuple[Mapping[str, Any], ...] | None = None
     outcome: Any = None
     """17's outcome record: JSON text as this engine writes it (a mapping is tolerated)."""
 

@@ -6,17 +6,18 @@ page works offline and a hostile journal cannot make it load or run anything. Ev
 from the journal is shown visibly escaped (`nika._term.printable`: controls and bidi overrides
 become `\\x1b`-style text) and then HTML-escaped.
 
-The page, top to bottom: the chain verdict (CLEAN · FINDING · INCOMPLETE · FORGED · REFUSED,
-with its findings) and the run's state; the run's manifest and totals; the tasks as a
-timeline (one bar per task over the run's wall time, child-workflow tasks indented under the
-task that invoked them); then one section per agent task (any other task is one line). An
-agent task lists its turns, one line each — tools offered of the universe and the router's
-reason (passthrough · ranked · fail_open), the model call's tokens and latency, the tools
-called, the turn and token budgets as bars, nudge/stall flags — and unfolds to the offered
-tools with the ranked picks' scores, each call's masked arguments and result (long values
-folded), the compose verdicts, and the nudge or stall with its evidence (the repeated block of
-turns is marked). A strip of cells maps every turn of a run, so a 500-turn run is scanned at a
-glance; "only turns with events" hides the uneventful ones.
+The page, top to bottom: the chain verdict (CLEAN · FINDING · INCOMPLETE · FORGED · REFUSED, with
+its findings) and the run's state; the run's manifest and totals; the tasks as a timeline (one bar
+per task over the run's wall time, child-workflow tasks indented under the task that invoked them);
+the files the tasks produced (`view/assets.py`: a PNG's bounded thumbnail inline as a `data:`
+image, the one image source the CSP allows); then one section per agent task (any other task is one
+line). An agent task lists its turns, one line each — tools offered of the universe and the
+router's reason (passthrough · ranked · fail_open), the model call's tokens and latency, the tools
+called, the turn and token budgets as bars, nudge/stall flags — and unfolds to the offered tools
+with the ranked picks' scores, each call's masked arguments and result (long values folded), the
+compose verdicts, and the nudge or stall with its evidence (the repeated block of turns is marked).
+A strip of cells maps every turn of a run, so a 500-turn run is scanned at a glance; "only turns
+with events" hides the uneventful ones.
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ import hashlib
 import html
 import json
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, Final
 
 from nika import __version__
 from nika._term import printable
 from nika.journal.verify import Frame, TraceVerdict
+from nika.view.assets import section
 from nika.view.trace_view import (
     AgentRun,
     TaskView,
@@ -45,6 +48,9 @@ FOLD_AT: Final = 160
 """Values longer than this many characters are folded behind their first line."""
 
 _CSS: Final = """
+ul.assets{list-style:none;padding:0}
+ul.assets li{display:flex;gap:10px;align-items:center;margin:4px 0}
+.thumb{width:64px;height:64px;object-fit:contain;background:var(--bg);flex:none}
 :root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--mute:#656d76;--line:#d0d7de;--bg:#f6f8fa}
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1f2328}
 main{max-width:1200px;margin:0 auto;padding:0 16px 48px}
@@ -117,8 +123,9 @@ _JS: Final = (
 _CSP: Final = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-"
     + base64.b64encode(hashlib.sha256(_JS.encode()).digest()).decode()
-    + "'; base-uri 'none'; form-action 'none'"
+    + "'; base-uri 'none'; form-action 'none'; img-src data:"
 )
+"""Nothing loads from anywhere; an asset's thumbnail is the one `data:` image it allows."""
 
 
 def _e(value: Any) -> str:
@@ -398,8 +405,11 @@ def _header(view: TraceView, name: str) -> str:
             f"{error}")
 
 
-def render_html(frames: Iterable[Frame], verdict: TraceVerdict, name: str) -> str:
-    """The whole page for the journal `name` (its `frames`, under the chain `verdict`)."""
+def render_html(frames: Iterable[Frame], verdict: TraceVerdict, name: str,
+                root: Path | None = None) -> str:
+    """The whole page for the journal `name` (its `frames`, under the chain `verdict`);
+    `root`, the run's directory, is where a PNG asset's thumbnail is read from (None: the
+    assets are listed without one)."""
     view = fold(frames, verdict)
     tasks = view.ordered()
     title = _e(view.workflow.workflow or name)
@@ -409,6 +419,7 @@ def render_html(frames: Iterable[Frame], verdict: TraceVerdict, name: str) -> st
         "errors, cycles, compose)</label> <button id=open>expand all turns</button>"
         "<button id=close>collapse all</button></nav>",
         _timeline(view, tasks),
+        section(((task.name, row) for task in tasks for row in task.assets), root),
         *(_task(task, i) for i, task in enumerate(tasks)),
         f"<p class=mute>nika-py {html.escape(__version__)} · nika trace show --html</p></main>",
     ]

@@ -1,15 +1,15 @@
 """`nika trace show`: a run journal as a readable timeline (rich).
 
-One tree per task, in the order tasks first appear: its verb, then — for an agent — one
-branch per turn (tools offered of the universe and the routing mode, the model call, each
-tool call with its duration and error, nudges, stalls, compose verdicts, the budget
-checkpoint), then the task's outcome. A task whose loop ran more than once — each `for_each`
-iteration, each retried attempt — shows one subtree per run (its frames' `iteration` and
-`attempt`), ordered by iteration then attempt, however their frames interleaved. A child
-workflow's task (a frame with a `parent`) nests under the task that invoked it. Workflow
-frames frame the whole; the chain verdict heads it. Every journal-derived string is escaped
-before it reaches the terminal (15 §the verifier: control sequences are an attack on the
-human), and a field the journal does not carry is shown as « unrecorded », never guessed.
+One tree per task, in the order tasks first appear: its verb, then — for an agent — one branch per
+turn (tools offered of the universe and the routing mode, the model call, each tool call with its
+duration and error, nudges, stalls, compose verdicts, the budget checkpoint), then the task's
+outcome and the files it produced (its recorded assets). A task whose loop ran more than once —
+each `for_each` iteration, each retried attempt — shows one subtree per run (its frames'
+`iteration` and `attempt`), ordered by iteration then attempt, however their frames interleaved. A
+child workflow's task (a frame with a `parent`) nests under the task that invoked it. Workflow
+frames frame the whole; the chain verdict heads it. Every journal-derived string is escaped before
+it reaches the terminal (15 §the verifier: control sequences are an attack on the human), and a
+field the journal does not carry is shown as « unrecorded », never guessed.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from nika.journal.decoded import (
     ReadWorkflowStarted,
 )
 from nika.journal.verify import Frame, TraceVerdict
+from nika.view.assets import rows, text_line
 from nika.view.trace_view import recovered_from, recovery_text
 
 _OUTCOME_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
@@ -141,6 +142,8 @@ class _Task:
                           f"{_safe(record.matched_line)} of the resumed journal")
         elif isinstance(record, ReadTaskEnded):
             self.tree.add(_task_end(TASK_END[frame.kind], record))
+            for asset in rows(record.assets):
+                self.tree.add(f"[blue]{escape(text_line(asset))}[/]")
         elif isinstance(record, ReadSettled):
             self.tree.add(f"[dim]checkpoint item {_safe(record.iteration)}[/]")
         elif isinstance(record, ReadRetrying):

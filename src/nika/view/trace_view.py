@@ -44,6 +44,7 @@ from nika.journal.decoded import (
     as_str,
 )
 from nika.journal.verify import Frame, TraceVerdict
+from nika.view.assets import AssetRow, rows
 
 RunKey = tuple[int | str | None, int | str | None]
 """A loop run's `(iteration, attempt)`, as the journal recorded them."""
@@ -149,6 +150,8 @@ class TaskView:
     """The error `on_error: recover` turned into a success (`recovered_from`), {} when the
     journal does not record it."""
     runs: dict[RunKey, AgentRun] = field(default_factory=dict)
+    assets: tuple[AssetRow, ...] = ()
+    """The files the task produced, as its terminal frame recorded them."""
     notes: list[str] = field(default_factory=list)
     """Other facts in frame order (permit decisions, retries, model calls of `infer`)."""
     depth: int = 0
@@ -324,6 +327,7 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
         task.turns, task.tokens = record.turns, record.tokens
         task.error = _error(record) if kind == "task_failed" else None
         task.recovered_from = recovered_from(record) or task.recovered_from
+        task.assets = rows(record.assets)
         if stamp is not None:
             task.end_ns = stamp
     elif isinstance(record, ReadTaskRecovered):
