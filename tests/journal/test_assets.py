@@ -94,6 +94,14 @@ def test_a_file_past_the_size_cap_is_not_read(tmp_path):
     assert collect("huge.bin", tmp_path, since_ns=0) == ()
 
 
+def test_the_bytes_read_for_one_task_are_bounded(tmp_path):
+    for name in ("a.bin", "b.bin", "c.bin"):
+        with open(tmp_path / name, "wb") as sparse:
+            sparse.truncate(MAX_ASSET_BYTES // 2 - 1)
+    found = collect(["a.bin", "b.bin", "c.bin"], tmp_path, since_ns=0)
+    assert [a["path"] for a in found] == ["a.bin", "b.bin"]  # the third would pass the cap
+
+
 def test_a_real_run_records_the_speech_file_in_its_terminal_frame(tmp_path):
     flow = Path("/work/shared/nika-spec/examples/17-tts-self.nika.yaml")
     (tmp_path / "tts.nika.yaml").write_text(flow.read_text())

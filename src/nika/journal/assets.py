@@ -27,7 +27,8 @@ from nika.media.audio import wav_header
 MAX_ASSETS: Final = 16
 """At most this many assets are recorded per task (the first paths in sorted order)."""
 MAX_ASSET_BYTES: Final = 64 * 1024 * 1024
-"""A file past this size is not read, so not recorded."""
+"""A file past this size is not read, so not recorded; nor is one that would take the bytes
+read for one task past it (the settle of a task stays bounded whatever it wrote)."""
 _MAX_NODES: Final = 10_000
 _MAX_PATH: Final = 4096
 _PNG: Final = b"\x89PNG\r\n\x1a\n"
@@ -81,6 +82,7 @@ def collect(output: Any, base_dir: Path, *, since_ns: int | None) -> tuple[Asset
     """The assets `output` names under `base_dir` (see the module doc), sorted by path."""
     base = base_dir.resolve()
     found: dict[str, Asset] = {}
+    budget = MAX_ASSET_BYTES
     for raw, claimed in _candidates(output):
         located = _file(base, raw)
         if located is None or located[1] in found:
@@ -88,14 +90,15 @@ def collect(output: Any, base_dir: Path, *, since_ns: int | None) -> tuple[Asset
         real, rel = located
         try:
             stat = real.stat()
-            if stat.st_size > MAX_ASSET_BYTES:
+            if stat.st_size > budget:
                 continue
             written = since_ns is not None and stat.st_mtime_ns >= since_ns
             if claimed is None and not written:
                 continue
-            data = real.read_bytes()[:MAX_ASSET_BYTES]
+            data = real.read_bytes()[:budget]
         except OSError:
             continue
+        budget -= len(data)
         digest = hashlib.sha256(data).hexdigest()
         if claimed is not None and claimed != digest and not written:
             continue  # described as other bytes than those on disk now: not this task's
