@@ -2,7 +2,7 @@
 (stdlib §Media, §Audio, spec 11 §nika:decide).
 
 This engine serves `chart`, `image_fx` (its op vocabulary: `_fx_ops`), `decide` and
-`tts_generate` (provider `mock`), none of the others (`check/capability.py`); their arguments
+`tts_generate` (its four providers), none of the others (`check/capability.py`); their arguments
 are still judged, so an authoring error is named before the capability refusal. The unserved
 ones stay open: an arg the stdlib adds later is not refused here. `chart`'s spec is closed
 (stdlib §chart: « closed » type set, closed semantics): a misfit of `chart:`, `semantics:` or

@@ -22,6 +22,7 @@ from ._speech_server import MP3, SpeechServer, Step, speech_server, wav
 LOCAL_KEY = "sk-local-7f3a9c1e5b"
 OPENAI_KEY = "sk-openai-2b8d4e6f0a"
 ELEVEN_KEY = "xi-eleven-9c7e5a3b1d"
+NIKA_KEY = "sk-nika-5e1f3a7c9b"
 TTS = "nika:tts_generate"
 
 
@@ -51,12 +52,13 @@ def call(make: Callable[..., BuiltinExecutor], srv: SpeechServer, slept: list[fl
         slept.append(seconds)
 
     async def run(provider: str, env_drop: tuple[str, ...] = (), max_file_bytes: int = 1 << 20,
-                  **args: Any) -> ToolResult:
-        executor = make(engine_env={k: v for k, v in env.items() if k not in env_drop},
+                  env_add: dict[str, str] | None = None, **args: Any) -> ToolResult:
+        engine = {k: v for k, v in env.items() if k not in env_drop} | (env_add or {})
+        executor = make(engine_env=engine,
                         sleep=sleep, max_file_bytes=max_file_bytes)
         result = await executor.call(TTS, {"provider": provider, "text": "Hello there.",
                                            "output_dir": "out/audio", **args})
-        for key in (LOCAL_KEY, OPENAI_KEY, ELEVEN_KEY):  # no key in any output
+        for key in (LOCAL_KEY, OPENAI_KEY, ELEVEN_KEY, NIKA_KEY):  # no key in any output
             assert key not in repr(result)
         return result
 
@@ -222,6 +224,16 @@ async def test_an_absent_key_is_002_before_any_request(call, srv, provider, drop
     failure = refused(await call(provider, env_drop=drop), "002")
     assert drop[0] in failure.detail and "never a workflow arg" in failure.detail
     assert srv.heard == []
+
+
+@pytest.mark.parametrize(("provider", "var", "header"), [
+    ("openai", "NIKA_OPENAI_API_KEY", "authorization"),
+    ("elevenlabs", "NIKA_ELEVENLABS_API_KEY", "xi-api-key"),
+])
+async def test_the_nika_key_is_read_before_the_vendors(call, srv, provider, var, header):
+    srv.script(Step(body=MP3))
+    assert (await call(provider, env_add={var: NIKA_KEY})).error is None
+    assert srv.heard[0].headers[header].endswith(NIKA_KEY)
 
 
 async def test_a_keyless_local_server_is_fine(call, srv):

@@ -7,9 +7,9 @@ root hands the builtins (`Context.engine_env`), never from workflow args or `sec
 - `local`: `NIKA_TTS_LOCAL_URL` (default `http://localhost:8080`), key
   `NIKA_TTS_LOCAL_API_KEY` (optional: many self-hosted servers take none);
 - `openai`: `NIKA_OPENAI_BASE_URL` (default `https://api.openai.com/v1`), key
-  `OPENAI_API_KEY` or `NIKA_OPENAI_API_KEY`;
+  `NIKA_OPENAI_API_KEY`, else `OPENAI_API_KEY` (the order `infer:` reads them in);
 - `elevenlabs`: `NIKA_ELEVENLABS_BASE_URL` (default `https://api.elevenlabs.io`), key
-  `ELEVENLABS_API_KEY` or `NIKA_ELEVENLABS_API_KEY`.
+  `NIKA_ELEVENLABS_API_KEY`, else `ELEVENLABS_API_KEY`.
 
 Every request is bounded by the call's `timeout_ms` as ONE deadline over all its attempts,
 retried (with the one backoff formula) only when the failure is transient — HTTP 5xx, 408,
@@ -52,8 +52,8 @@ _ELEVEN_FORMATS: Final = {"mp3": "mp3_44100_128", "wav": "wav_44100", "auto": "m
 @dataclass(frozen=True, slots=True)
 class ProviderConfig:
     """One provider's engine-side facts: base URL variable and default, key variables (the
-    first set wins; none listed means the key is optional), model and voice defaults, and the
-    default `timeout_ms`."""
+    first set wins) and whether one is required, model and voice defaults, and the default
+    `timeout_ms`."""
 
     url_var: str
     default_url: str
@@ -68,10 +68,10 @@ PROVIDERS: Final[dict[str, ProviderConfig]] = {
     "local": ProviderConfig("NIKA_TTS_LOCAL_URL", "http://localhost:8080",
                             ("NIKA_TTS_LOCAL_API_KEY",), False, "tts-1", "alloy", 300_000),
     "openai": ProviderConfig("NIKA_OPENAI_BASE_URL", "https://api.openai.com/v1",
-                             ("OPENAI_API_KEY", "NIKA_OPENAI_API_KEY"), True,
+                             ("NIKA_OPENAI_API_KEY", "OPENAI_API_KEY"), True,
                              "gpt-4o-mini-tts", "alloy", 120_000),
     "elevenlabs": ProviderConfig("NIKA_ELEVENLABS_BASE_URL", "https://api.elevenlabs.io",
-                                 ("ELEVENLABS_API_KEY", "NIKA_ELEVENLABS_API_KEY"), True,
+                                 ("NIKA_ELEVENLABS_API_KEY", "ELEVENLABS_API_KEY"), True,
                                  "eleven_multilingual_v2", "21m00Tcm4TlvDq8ikWAM", 120_000),
 }
 """The network providers (`mock` is the builtin's own)."""
