@@ -101,8 +101,8 @@ class SpeechServer:
         try:
             while await self._one(reader, writer):
                 pass
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass  # the client left, or the server is closing: this connection is done
         finally:
             self._tasks.discard(task)
             writer.close()

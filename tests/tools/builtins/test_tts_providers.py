@@ -201,6 +201,15 @@ async def test_a_never_ending_body_stops_at_the_cap(call, srv, base, provider):
     no_files(base)
 
 
+@pytest.mark.parametrize("provider", ["openai", "elevenlabs"])
+async def test_a_never_ending_error_body_is_cut_and_quoted_bounded(call, srv, base, provider):
+    srv.script(Step(kind="endless", status=400))
+    failure = refused(await call(provider, timeout_ms=20_000), "003")
+    assert "HTTP 400" in failure.detail and len(failure.detail) < 600 and not failure.transient
+    assert len(srv.heard) == 1
+    no_files(base)
+
+
 @pytest.mark.parametrize("provider", ["local", "elevenlabs"])
 async def test_a_redirect_is_never_followed(call, srv, base, provider):
     srv.script(Step(status=302, headers={"location": f"{srv.base}/elsewhere"}))

@@ -28,6 +28,7 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from nika import codes
+from nika._term import printable
 from nika.backoff import backoff_delay
 from nika.errors import NikaError
 from nika.masking import MASK
@@ -126,8 +127,8 @@ def scrub(text: str, secrets: tuple[str, ...]) -> str:
 
 
 def _translate(err: WireError, provider: str, host: str, secrets: tuple[str, ...]) -> NikaError:
-    quoted = " ".join(scrub(err.body, secrets).split())[:_QUOTED]
-    said = f"; it said: {quoted!r}" if quoted else ""
+    quoted = printable(" ".join(scrub(err.body, secrets).split()))[:_QUOTED]
+    said = f"; it said: «{quoted}»" if quoted else ""
     details = {"provider": provider, "host": host, "status": err.status}
     if err.oversize:
         return fail(TTS_007, f"{provider} at {host}: {err.reason}; no file was written — "

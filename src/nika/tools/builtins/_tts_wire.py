@@ -6,10 +6,12 @@
   httpx2, the one HTTP client under every SDK nika uses: ElevenLabs ships no SDK nika depends
   on, and the wire is one POST.
 
-Both read the body streamed, refuse an announced or an actual body past `cap` without reading
-the rest, and never follow a redirect (a provider endpoint is engine configuration: a `3xx` is
-a failure, and no second connection is opened). A failure is a `WireError` carrying what the
-builtin needs to name it; SDK and transport exceptions are translated here, in one table.
+Both read the body through one bounded transport (`_CappedTransport`): a success body
+announced or sent past `cap` is refused without reading the rest, an error body is cut at a
+few KiB even where the SDK reads it whole. Neither follows a redirect (a provider endpoint is
+engine configuration: a `3xx` is a failure, and no second connection is opened). A failure is
+a `WireError` carrying what the builtin needs to name it; SDK and transport exceptions are
+translated here, in one table.
 """
 
 from __future__ import annotations
@@ -62,22 +64,53 @@ def _status_error(status: int, body: str) -> WireError:
                      transient=transient)
 
 
-def _announced(headers: Any, cap: int) -> None:
-    """Refuse a body whose announced length is already past the cap, before reading it."""
-    length = str(headers.get("content-length", "") or "")
-    if length.isdigit() and int(length) > cap:
-        raise WireError(f"the provider announced {int(length)} bytes, past the {cap}-byte cap",
-                        oversize=True)
+class _CappedBody(httpx2.AsyncByteStream):
+    """A response body read through a bound: a success body past `cap` (announced or sent)
+    is a `WireError`, the rest never read; any other body is cut at `_ERROR_BODY` bytes, so
+    an SDK reading an error body whole still reads a bounded one."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream, response: httpx2.Response,
+                 cap: int) -> None:
+        self._inner = inner
+        self._success = 200 <= response.status_code < 300
+        self._cap = cap
+        self._length = str(response.headers.get("content-length", "") or "")
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._success and self._length.isdigit() and int(self._length) > self._cap:
+            raise WireError(f"the provider announced {int(self._length)} bytes, past the "
+                            f"{self._cap}-byte cap", oversize=True)
+        seen = 0
+        async for chunk in self._inner:
+            seen += len(chunk)
+            if self._success and seen > self._cap:
+                raise WireError(f"the provider sent more than the {self._cap}-byte cap",
+                                oversize=True)
+            if not self._success and seen >= _ERROR_BODY:
+                yield chunk[:len(chunk) - (seen - _ERROR_BODY)]
+                return
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
-async def _capped(chunks: AsyncIterator[bytes], cap: int) -> bytes:
-    """The whole body, or `WireError` the moment it passes `cap` (the rest is never read)."""
-    body = bytearray()
-    async for chunk in chunks:
-        body += chunk
-        if len(body) > cap:
-            raise WireError(f"the provider sent more than the {cap}-byte cap", oversize=True)
-    return bytes(body)
+class _CappedTransport(httpx2.AsyncBaseTransport):
+    """The HTTP transport with every response body bounded (`_CappedBody`)."""
+
+    def __init__(self, cap: int) -> None:
+        self._inner = httpx2.AsyncHTTPTransport()
+        self._cap = cap
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        stream = response.stream
+        assert isinstance(stream, httpx2.AsyncByteStream)  # an async transport's body
+        response.stream = _CappedBody(stream, response, self._cap)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 async def openai_speech(call: SpeechCall) -> bytes:
@@ -90,7 +123,8 @@ async def openai_speech(call: SpeechCall) -> bytes:
     if call.speed is not None:
         extra["speed"] = call.speed
     timeout = httpx2.Timeout(call.timeout_s)
-    http = openai.DefaultAsyncHttpxClient(follow_redirects=False, timeout=timeout)
+    http = openai.DefaultAsyncHttpxClient(follow_redirects=False, timeout=timeout,
+                                          transport=_CappedTransport(call.cap))
     # A keyless local server still gets a placeholder: the SDK refuses an empty key.
     client = openai.AsyncOpenAI(api_key=call.key or "no-key", base_url=call.base_url,
                                 timeout=timeout, max_retries=0, http_client=http)
@@ -98,8 +132,7 @@ async def openai_speech(call: SpeechCall) -> bytes:
         async with client, client.audio.speech.with_streaming_response.create(
             model=call.model, voice=call.voice, input=call.text, **extra
         ) as response:
-            _announced(response.headers, call.cap)
-            return await _capped(response.iter_bytes(), call.cap)
+            return await response.read()
     except openai.APIStatusError as err:
         raise _status_error(err.status_code, _text(err.response)) from None
     except openai.APITimeoutError:
@@ -119,14 +152,15 @@ async def elevenlabs_speech(call: SpeechCall, output_format: str) -> bytes:
     headers = {"xi-api-key": call.key or "", "accept": "audio/*"}
     try:
         async with (
-            httpx2.AsyncClient(follow_redirects=False, timeout=call.timeout_s) as client,
+            httpx2.AsyncClient(follow_redirects=False, timeout=call.timeout_s,
+                               transport=_CappedTransport(call.cap)) as client,
             client.stream("POST", url, params={"output_format": output_format},
                           headers=headers, json=body) as response,
         ):
+            data = await response.aread()
             if response.status_code != 200:
-                raise _status_error(response.status_code, await _head(response))
-            _announced(response.headers, call.cap)
-            return await _capped(response.aiter_bytes(), call.cap)
+                raise _status_error(response.status_code, data.decode("utf-8", "replace"))
+            return data
     except (httpx2.TimeoutException, httpx2.TransportError) as err:
         raise _transport(err) from None
 
@@ -135,16 +169,6 @@ def _transport(err: Exception) -> WireError:
     if isinstance(err, httpx2.TimeoutException):
         return WireError("the provider did not answer in time", transient=True)
     return WireError("the provider connection failed", transient=True)
-
-
-async def _head(response: httpx2.Response) -> str:
-    """The first bytes of an error body, decoded leniently (never the whole of a huge one)."""
-    data = bytearray()
-    async for chunk in response.aiter_bytes():
-        data += chunk
-        if len(data) >= _ERROR_BODY:
-            break
-    return bytes(data[:_ERROR_BODY]).decode("utf-8", "replace")
 
 
 def _text(response: httpx2.Response) -> str:
