@@ -128,15 +128,22 @@ tasks:
 """
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("assets")
+def ran_with_assets(base: Path) -> Path:
+    """`base` after a real run whose tasks land a PNG and a WAV; its journal."""
     (base / "in.png").write_bytes(encode(_noise(300, 500, 3)))
     (base / "flow.nika.yaml").write_text(FLOW)
     done = subprocess.run([sys.executable, "-m", "nika.cli", "run", "flow.nika.yaml"],
                           cwd=base, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+    [journal] = (base / ".nika" / "traces").glob("*.ndjson")
+    return journal
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("assets")
+    ran_with_assets(base)
     return base
 
 
