@@ -4,8 +4,6 @@ it — and the page loads no resource at all."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from selenium.webdriver.common.by import By
 from tests._browser import chromium
