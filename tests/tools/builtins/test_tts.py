@@ -35,6 +35,7 @@ async def test_mock_speech_is_a_real_wav_described_never_carried(
     assert audio["duration_ms"] == frames * 1000 // rate > 0
     manifest = json.loads((base / out["manifest_path"]).read_text())
     assert manifest["manifest_version"] == 1 and manifest["audio"]["sha256"] == audio["sha256"]
+    assert out["cost_usd"] == 0 and manifest["resolved"]["endpoint_host"] is None
     assert "hello" not in json.dumps(out)  # neither the bytes nor the text ride the output
 
 

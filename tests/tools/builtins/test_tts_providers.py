@@ -91,7 +91,11 @@ async def test_local_speaks_the_openai_wire_with_its_key(call, srv: SpeechServer
     assert heard.headers["authorization"] == f"Bearer {LOCAL_KEY}"
     assert heard.json == {"model": "tts-1", "voice": "alloy", "input": "Hello there.",
                           "speed": 1.5}
-    assert out["warnings"] == []
+    assert out["warnings"] == [] and out["cost_usd"] is None  # no wire reports its price
+    manifest = json.loads((base / out["manifest_path"]).read_text())
+    assert manifest["resolved"] == {"provider": "local", "model": "tts-1", "voice": "alloy",
+                                    "endpoint_host": "127.0.0.1"}
+    assert manifest["request"]["speed"] == 1.5 and LOCAL_KEY not in json.dumps(manifest)
 
 
 async def test_openai_mp3_has_an_honest_null_duration(call, srv: SpeechServer, base: Path):

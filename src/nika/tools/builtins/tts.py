@@ -161,7 +161,9 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
             "sha256": digest,
             "duration_ms": duration_ms(audio),
         },
-        "cost_usd": 0,
+        # The mock's spend is exactly zero; no speech wire reports its price: unknown, never
+        # an estimate (stdlib §image_generate's honest-spend rule, which §Audio applies).
+        "cost_usd": 0 if provider == "mock" else None,
         "warnings": warnings,
         "metadata": dict(metadata),
         "manifest_path": None,
@@ -170,7 +172,9 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     if manifest is not None:
         record["manifest_path"] = f"{output_dir}/{base}.manifest.json"
         echo = {k: args[k] for k in sorted(args) if k not in ("text",)} | {"text_chars": len(text)}
-        body = {"manifest_version": 1, "request": echo, "audio": record["audio"]}
+        resolved = {k: record[k] for k in ("provider", "model", "voice", "endpoint_host")}
+        body = {"manifest_version": 1, "request": echo, "resolved": resolved,
+                "audio": record["audio"], "warnings": warnings}
         await write_bytes(manifest.real, (json.dumps(body, indent=2, sort_keys=True) + "\n")
                           .encode(), manifest.rel, ctx.max_file_bytes, code=TTS_006)
     return record
