@@ -168,6 +168,14 @@ async def test_429_then_success_is_retried_once(call, srv, slept):
     assert result.error is None and len(srv.heard) == 2 and len(slept) == 1
 
 
+@pytest.mark.parametrize("provider", ["openai", "elevenlabs"])
+async def test_a_retry_after_is_honoured_up_to_its_cap(call, srv, slept, provider):
+    srv.script(Step(status=429, headers={"retry-after": "7"}),
+               Step(status=503, headers={"retry-after": "900"}))
+    result = await call(provider)
+    assert result.error is None and len(srv.heard) == 3 and slept == [7.0, 30.0]
+
+
 async def test_5xx_every_time_is_a_transient_003_after_three_tries(call, srv, slept):
     srv.script(*[Step(status=503, body=b"busy")] * 3)
     failure = refused(await call("elevenlabs"), "003")

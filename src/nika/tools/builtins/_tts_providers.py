@@ -41,6 +41,7 @@ TTS_005 = codes.BUILTIN_TTS_GENERATE_005
 TTS_007 = codes.BUILTIN_TTS_GENERATE_007
 
 _ATTEMPTS: Final = 3
+_RETRY_AFTER_CAP: Final = 30.0
 _QUOTED: Final = 300
 _BEARER: Final = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+")
 _KEYISH: Final = re.compile(r"(?i)(\"?(?:xi-api-key|api[_-]?key|authorization)\"?\s*[:=]\s*\"?)"
@@ -166,7 +167,12 @@ async def speak(provider: str, *, model: str, voice: str, text: str, fmt: str,
                 except WireError as err:
                     if not err.transient or attempt == _ATTEMPTS:
                         raise _translate(err, provider, host, secrets) from None
-                await ctx.sleep(backoff_delay(0.5, attempt, cap=4.0, rng=rng))
+                    # A server's own `Retry-After` is honoured up to a cap; the deadline
+                    # above still bounds the whole call.
+                    wait = backoff_delay(0.5, attempt, cap=4.0, rng=rng)
+                    if err.retry_after is not None:
+                        wait = max(wait, min(err.retry_after, _RETRY_AFTER_CAP))
+                await ctx.sleep(wait)
     except TimeoutError:
         pass
     raise NikaError(TTS_003, f"{provider} at {host} did not finish within `timeout_ms: "

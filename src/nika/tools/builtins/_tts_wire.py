@@ -43,25 +43,32 @@ class SpeechCall:
 
 class WireError(Exception):
     """A failed request: its HTTP status (None: no response), the start of the error body,
-    whether a retry may help, and what went wrong in a few words."""
+    whether a retry may help (and the wait the server asked for, in seconds), and what went
+    wrong in a few words."""
 
     def __init__(self, reason: str, *, status: int | None = None, body: str = "",
-                 transient: bool = False, oversize: bool = False) -> None:
+                 transient: bool = False, oversize: bool = False,
+                 retry_after: float | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
         self.body = body
         self.transient = transient
         self.oversize = oversize
+        self.retry_after = retry_after
 
 
-def _status_error(status: int, body: str) -> WireError:
+def _status_error(response: httpx2.Response, body: str) -> WireError:
+    status = response.status_code
     if 300 <= status < 400:
         return WireError(f"the provider answered a redirect (HTTP {status}); redirects are "
                          "never followed", status=status, body=body)
     transient = status in (408, 429) or status >= 500
+    # Only the delay-seconds form: an HTTP-date would read the clock for a hint.
+    after = str(response.headers.get("retry-after", "") or "").strip()
     return WireError(f"the provider answered HTTP {status}", status=status, body=body,
-                     transient=transient)
+                     transient=transient,
+                     retry_after=float(after) if transient and after.isdigit() else None)
 
 
 class _CappedBody(httpx2.AsyncByteStream):
@@ -134,7 +141,7 @@ async def openai_speech(call: SpeechCall) -> bytes:
         ) as response:
             return await response.read()
     except openai.APIStatusError as err:
-        raise _status_error(err.status_code, _text(err.response)) from None
+        raise _status_error(err.response, _text(err.response)) from None
     except openai.APITimeoutError:
         raise WireError("the provider did not answer in time", transient=True) from None
     except openai.APIConnectionError:
@@ -159,7 +166,7 @@ async def elevenlabs_speech(call: SpeechCall, output_format: str) -> bytes:
         ):
             data = await response.aread()
             if response.status_code != 200:
-                raise _status_error(response.status_code, data.decode("utf-8", "replace"))
+                raise _status_error(response, data.decode("utf-8", "replace"))
             return data
     except (httpx2.TimeoutException, httpx2.TransportError) as err:
         raise _transport(err) from None
