@@ -6,18 +6,20 @@ page works offline and a hostile journal cannot make it load or run anything. Ev
 from the journal is shown visibly escaped (`nika._term.printable`: controls and bidi overrides
 become `\\x1b`-style text) and then HTML-escaped.
 
-The page, top to bottom: the chain verdict (CLEAN · FINDING · INCOMPLETE · FORGED · REFUSED, with
-its findings) and the run's state; the run's manifest and totals; the tasks as a timeline (one bar
-per task over the run's wall time, child-workflow tasks indented under the task that invoked them);
-the files the tasks produced (`view/assets.py`: a PNG's bounded thumbnail inline as a `data:`
-image, the one image source the CSP allows); then one section per agent task (any other task is one
-line). An agent task lists its turns, one line each — tools offered of the universe and the
-router's reason (passthrough · ranked · fail_open), the model call's tokens and latency, the tools
-called, the turn and token budgets as bars, nudge/stall flags — and unfolds to the offered tools
-with the ranked picks' scores, each call's masked arguments and result (long values folded), the
-compose verdicts, and the nudge or stall with its evidence (the repeated block of turns is marked).
-A strip of cells maps every turn of a run, so a 500-turn run is scanned at a glance; "only turns
-with events" hides the uneventful ones.
+The page, top to bottom: the chain verdict (CLEAN · FINDING · INCOMPLETE · FORGED · REFUSED,
+with its findings) and the run's state; the run's manifest and totals; the tasks as a
+timeline (one bar per task over the run's wall time, child-workflow tasks indented under the
+task that invoked them); then one section per agent task (any other task is one line). An
+agent task lists its turns, one line each — tools offered of the universe and the router's
+reason (passthrough · ranked · fail_open), the model call's tokens and latency, the tools
+called, the turn and token budgets as bars, nudge/stall flags — and unfolds to the offered
+tools with the ranked picks' scores, each call's masked arguments and result (long values
+folded), the compose verdicts, and the nudge or stall with its evidence (the repeated block of
+turns is marked). A strip of cells maps every turn of a run, so a 500-turn run is scanned at a
+glance; "only turns with events" hides the uneventful ones.
+
+The files the tasks produced come after the timeline (`view/assets.py`): a PNG's bounded
+thumbnail inline as a `data:` image, the one image source the CSP allows.
 """
 
 from __future__ import annotations
