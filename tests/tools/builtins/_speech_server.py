@@ -1,7 +1,8 @@
 """A loopback server speaking the two speech wires the tts providers use: OpenAI speech
 (`POST /v1/audio/speech`, JSON in, raw audio out) and ElevenLabs text-to-speech
 (`POST /v1/text-to-speech/{voice_id}`), each scripted per request, including the hostile
-answers: a hang, a 2 GB announcement, a never-ending chunked body, a redirect.
+answers: a hang, a 2 GB announcement, a never-ending chunked body, a body cut short, a
+redirect.
 
 It records every request and every connection, so a test can prove no second connection
 was opened (a redirect never followed)."""
@@ -18,7 +19,7 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Kind = Literal["reply", "hang", "endless", "announce"]
+Kind = Literal["reply", "hang", "endless", "announce", "cut"]
 
 
 @dataclass
@@ -137,6 +138,11 @@ class SpeechServer:
                          .encode() + MP3)
             await writer.drain()
             await asyncio.sleep(3600)
+        if step.kind == "cut":  # promise a body, send a little of it, hang up
+            writer.write(("\r\n".join([*out, "content-length: 100000"]) + "\r\n\r\n")
+                         .encode() + MP3[:64])
+            await writer.drain()
+            return False
         out.append(f"content-length: {len(step.body)}")
         writer.write(("\r\n".join(out) + "\r\n\r\n").encode() + step.body)
         await writer.drain()

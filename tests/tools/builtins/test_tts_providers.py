@@ -182,6 +182,28 @@ async def test_5xx_every_time_is_a_transient_003_after_three_tries(call, srv, sl
     assert failure.transient and len(srv.heard) == 3 and len(slept) == 2
 
 
+@pytest.mark.parametrize("provider", ["openai", "elevenlabs"])
+async def test_a_body_cut_short_is_a_transient_003_retried(call, srv, base, slept, provider):
+    srv.script(Step(kind="cut"))
+    result = await call(provider)
+    assert result.error is None and len(srv.heard) == 2 and len(slept) == 1
+
+
+@pytest.mark.parametrize("provider", ["local", "elevenlabs"])
+async def test_nobody_listening_is_a_transient_003(call, make, base, slept, provider):
+    closed = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port = closed.sockets[0].getsockname()[1]
+    closed.close()
+    await closed.wait_closed()
+    url = f"http://127.0.0.1:{port}"
+    failure = refused(await call(provider, env_add={"NIKA_TTS_LOCAL_URL": url,
+                                                   "NIKA_ELEVENLABS_BASE_URL": url}), "003")
+    reached = "could not be reached" if provider == "local" else "connection failed"
+    assert failure.transient and reached in failure.detail
+    assert len(slept) == 2  # three tries
+    no_files(base)
+
+
 async def test_a_silent_server_is_a_transient_timeout(call, srv, base):
     srv.script(Step(kind="hang"))
     started = time.monotonic()
