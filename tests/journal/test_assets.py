@@ -50,6 +50,12 @@ def test_a_described_file_is_an_asset_even_when_an_idempotent_rerun_wrote_nothin
 def test_a_file_described_as_other_bytes_is_not_this_tasks(tmp_path):
     _put(tmp_path, "out/a.wav", _wav(10))
     assert collect({"path": "out/a.wav", "sha256": "0" * 64}, tmp_path, since_ns=LATER) == ()
+    # An input named beside the output it became, both fresh: only the output is an asset.
+    _put(tmp_path, "in.png", b"source")
+    digest = _put(tmp_path, "out.png", b"result")
+    found = collect({"input": "in.png", "path": "out.png", "sha256": digest}, tmp_path,
+                    since_ns=0)
+    assert [a["path"] for a in found] == ["out.png"]
 
 
 def test_a_file_written_since_the_task_started_is_an_asset(tmp_path):

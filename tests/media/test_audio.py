@@ -63,6 +63,7 @@ def test_chunks_before_fmt_and_data_are_walked() -> None:
 
 @pytest.mark.parametrize("payload", [
     b"\xff\xfb\x90\x00" * 8,  # MP3: honestly unknown
+    b"RIFF\0\0\0\0WAVE" + b"junk\0\0\0\0" * 70 + _wav(10, 8000)[12:],  # past the chunk walk
     b"RIFF\x04\0\0\0WAVE",  # no chunks at all
     b"RIFF\0\0\0\0WAVEdata\x04\0\0\0\0\0\0\0",  # data before fmt
     _wav(10, 8000).replace(b"\x40\x1f\0\0", b"\0\0\0\0", 1),  # a zero sample rate

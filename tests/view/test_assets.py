@@ -8,8 +8,10 @@ import base64
 import hashlib
 import os
 import re
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +79,22 @@ def test_a_thumbnail_is_bounded_and_our_own_png(tmp_path):
     pixels = decode(png)
     assert max(pixels.shape[:2]) <= THUMB_SIDE and pixels.shape[2] == 4
     assert png == encode(pixels)  # the bytes our writer spells, deterministic
+
+
+def test_a_thumbnail_past_the_byte_cap_at_full_side_is_made_smaller(tmp_path):
+    row = _row(tmp_path, "sq.png", encode(_noise(1000, 1000)), width=1000, height=1000)
+    uri = thumbnail(tmp_path, row)
+    assert uri is not None
+    png = base64.b64decode(uri.split(",", 1)[1])
+    assert decode(png).shape == (80, 80, 4) and len(png) <= THUMB_MAX_BYTES  # 160² would not fit
+
+
+def test_a_png_past_the_view_budget_is_never_decoded(tmp_path):
+    ihdr = struct.pack(">IIBBBBB", 5000, 4000, 8, 2, 0, 0, 0)
+    header = (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
+              + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)))
+    row = _row(tmp_path, "vast.png", header, width=5000, height=4000)
+    assert thumbnail(tmp_path, row) is None  # 20 M pixels: refused from the header alone
 
 
 def test_no_thumbnail_for_a_changed_missing_escaping_or_unreadable_file(tmp_path):
@@ -174,5 +192,5 @@ def test_the_page_shows_a_png_thumbnail_and_loads_nothing(run_dir):
     section_html = page.split("<section id=assets>", 1)[1].split("</section>", 1)[0]
     [uri] = re.findall(r"src='data:image/png;base64,([^']*)'", section_html)
     assert len(base64.b64decode(uri)) <= THUMB_MAX_BYTES
-    assert "out/speech/speech-mock-mock-tts-1-" in section_html
+    assert "out/speech/speech-mock-mock-tts-1-" in section_html and "in.png" not in section_html
     assert "file:" not in page and "<audio" not in page and "http://" not in page

@@ -6,7 +6,10 @@ a regular file under the run's directory is an asset when
 - the output describes it: the same object carries a `sha256` equal to the file's (what the
   media builtins — `tts_generate`, `image_generate`, `chart`, … — say of what they landed,
   an idempotent re-run that wrote nothing included), or
-- the task wrote it: the file was modified after the task started.
+- the task wrote it: no `sha256` beside it, and the file was modified after the task started.
+
+A path whose object carries a `sha256` of other bytes is not one (an `image_fx` input named
+beside its output).
 
 Each asset is `{path, sha256, bytes}` plus what its header says: `width`/`height` for a PNG,
 `duration_s` for a WAV (exact, `nika.media.audio`), nothing that would need a guess. The
@@ -29,6 +32,7 @@ MAX_ASSETS: Final = 16
 MAX_ASSET_BYTES: Final = 64 * 1024 * 1024
 """A file past this size is not read, so not recorded; nor is one that would take the bytes
 read for one task past it (the settle of a task stays bounded whatever it wrote)."""
+_MTIME_SLACK_NS: Final = 20_000_000
 _MAX_NODES: Final = 10_000
 _MAX_PATH: Final = 4096
 _PNG: Final = b"\x89PNG\r\n\x1a\n"
@@ -100,16 +104,16 @@ def collect(output: Any, base_dir: Path, *, since_ns: int | None) -> tuple[Asset
             continue
         budget -= len(data)
         digest = hashlib.sha256(data).hexdigest()
-        if claimed is not None and claimed != digest and not written:
-            continue  # described as other bytes than those on disk now: not this task's
+        if claimed is not None and claimed != digest:
+            continue  # its object describes other bytes (an input beside its output, say)
         found[rel] = {"path": rel, "sha256": digest, "bytes": len(data), **_header_facts(data)}
     return tuple(found[p] for p in sorted(found)[:MAX_ASSETS])
 
 
 def since(started_at_ns: int | None) -> int | None:
-    """The modification-time floor for a task that started at `started_at_ns`: one second
-    earlier, for file systems whose timestamps are coarser than the clock."""
-    return None if started_at_ns is None else started_at_ns - 1_000_000_000
+    """The modification-time floor for a task that started at `started_at_ns`: a little
+    earlier, as file timestamps come from the kernel's coarse clock (a tick behind at most)."""
+    return None if started_at_ns is None else started_at_ns - _MTIME_SLACK_NS
 
 
 def within(base_dir: Path, path: str) -> Path | None:
