@@ -125,6 +125,12 @@ async def test_elevenlabs_speaks_its_own_wire(call, srv: SpeechServer, base: Pat
     assert (base / out["audio"]["path"]).read_bytes() == MP3
 
 
+async def test_elevenlabs_wav_is_asked_for_by_its_output_format(call, srv, base):
+    out = (await call("elevenlabs", format="wav")).structured
+    assert srv.heard[0].path.endswith("?output_format=wav_24000")
+    assert out["audio"]["format"] == "wav" and out["audio"]["duration_ms"] == 500
+
+
 async def test_elevenlabs_speed_outside_its_range_is_warned_and_dropped(call, srv):
     srv.script(Step(body=MP3))
     out = (await call("elevenlabs", speed=3.0)).structured

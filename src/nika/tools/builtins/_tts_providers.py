@@ -48,7 +48,8 @@ _KEYISH: Final = re.compile(r"(?i)(\"?(?:xi-api-key|api[_-]?key|authorization)\"
                             r"[^\s\",}]+")
 _POLICY: Final = re.compile(r"(?i)content[_ ]policy|moderation|safety|flagged|against_policy")
 _ELEVEN_VOICE: Final = re.compile(r"[A-Za-z0-9]{1,64}")
-_ELEVEN_FORMATS: Final = {"mp3": "mp3_44100_128", "wav": "wav_44100", "auto": "mp3_44100_128"}
+_ELEVEN_FORMATS: Final = {"mp3": "mp3_44100_128", "wav": "wav_24000", "auto": "mp3_44100_128"}
+"""`format:` → ElevenLabs' `output_format` (WAV at 24 kHz: 44.1 kHz WAV is a paid-tier knob)."""
 
 
 @dataclass(frozen=True, slots=True)
