@@ -14,8 +14,16 @@ from pathlib import Path
 
 import numpy as np
 
-from nika.journal.assets import MAX_ASSET_BYTES, MAX_ASSETS, collect, since, within
+from nika.journal.assets import (
+    MAX_ASSET_BYTES,
+    MAX_ASSETS,
+    collect,
+    since,
+    task_assets,
+    within,
+)
 from nika.journal.decoded import ReadTaskEnded
+from nika.journal.records import TaskRecord
 from nika.journal.verify import read_frames
 from nika.media.png import encode
 
@@ -106,6 +114,15 @@ def test_the_bytes_read_for_one_task_are_bounded(tmp_path):
             sparse.truncate(MAX_ASSET_BYTES // 2 - 1)
     found = collect(["a.bin", "b.bin", "c.bin"], tmp_path, since_ns=0)
     assert [a["path"] for a in found] == ["a.bin", "b.bin"]  # the third would pass the cap
+
+
+def test_only_a_success_with_assets_records_any(tmp_path):
+    digest = _put(tmp_path, "a.bin", b"a")
+    output = {"path": "a.bin", "sha256": digest}
+    assert task_assets(TaskRecord("t", "success", output=output), tmp_path) == (
+        {"path": "a.bin", "sha256": digest, "bytes": 1},)
+    assert task_assets(TaskRecord("t", "failure", output=output), tmp_path) is None
+    assert task_assets(TaskRecord("t", "success", output={"n": 1}), tmp_path) is None
 
 
 def test_a_real_run_records_the_speech_file_in_its_terminal_frame(tmp_path):

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from nika.journal.records import TaskRecord
 from nika.media.audio import wav_header
 
 MAX_ASSETS: Final = 16
@@ -114,6 +115,13 @@ def since(started_at_ns: int | None) -> int | None:
     """The modification-time floor for a task that started at `started_at_ns`: a little
     earlier, as file timestamps come from the kernel's coarse clock (a tick behind at most)."""
     return None if started_at_ns is None else started_at_ns - _MTIME_SLACK_NS
+
+
+def task_assets(record: TaskRecord, base_dir: Path) -> tuple[Asset, ...] | None:
+    """What a settled task's terminal frame records: a success's assets (None: none)."""
+    if record.status != "success" or record.output is None:
+        return None
+    return collect(record.output, base_dir, since_ns=since(record.started_at)) or None
 
 
 def within(base_dir: Path, path: str) -> Path | None:

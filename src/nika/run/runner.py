@@ -44,7 +44,7 @@ from nika import codes
 from nika.canonical import loose_json
 from nika.check.graph import Graph, derive
 from nika.errors import NikaError, task_error
-from nika.journal.assets import collect, since
+from nika.journal.assets import task_assets
 from nika.journal.frames import (
     TaskCacheHit,
     TaskEnded,
@@ -327,16 +327,9 @@ class Runner:
             replay=(replayed(record.output, record.bindings, self._services.mask)
                     if record.status == "success" else None),
             error=record.error,
-            assets=self._assets(record),
+            assets=task_assets(record, self._services.base_dir),
             outcome=_json({"cause": cause, "class": record.status, "payload": payload})))
         self._liveness.settled(record.task)
-
-    def _assets(self, record: TaskRecord) -> tuple[Mapping[str, Any], ...] | None:
-        """The files a successful task produced, for its terminal frame (None: none)."""
-        if record.status != "success" or record.output is None:
-            return None
-        found = collect(record.output, self._services.base_dir, since_ns=since(record.started_at))
-        return found or None
 
     async def _await_task(self, task_id: str, waiter: str) -> str:
         if task_id not in self._records:
