@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NPM_PREFIX := .nika/npm
 NPM_SERVERS := @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31 mermaid@12.3.0
 
-.PHONY: demo tour test install install-dev mcp-servers browser shells lint typecheck bench conformance clean
+.PHONY: demo tour test install install-dev mcp-servers browser shells voice lint typecheck bench conformance clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -23,7 +23,7 @@ $(VENV)/.installed-dev: $(BIN)/python pyproject.toml
 
 install: $(VENV)/.installed
 
-install-dev: $(VENV)/.installed-dev mcp-servers browser shells
+install-dev: $(VENV)/.installed-dev mcp-servers browser shells voice
 
 # Real third-party MCP servers from npm, for the MCP tests (PyPI ones come with `.[dev]`).
 mcp-servers: $(NPM_PREFIX)/.installed
@@ -51,6 +51,16 @@ shells:
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
 			-o DPkg::Lock::Timeout=600 zsh fish lua5.4 >/dev/null; \
+	fi
+
+# espeak-ng, a real local voice for `nika:tts_generate` `provider: local`: the tests put it
+# behind a small OpenAI-speech shim (tests/tools/builtins/_espeak_shim.py).
+voice:
+	@if [ ! -x /usr/bin/espeak-ng ]; then \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+			-o DPkg::Lock::Timeout=600 espeak-ng >/dev/null; \
 	fi
 
 demo: install

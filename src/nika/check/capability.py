@@ -21,7 +21,7 @@ from nika.syntax.model import InvokeBody
 CODE: Final = codes.IMPL_002
 
 SERVED_PROVIDERS: Final[Mapping[str, tuple[str, ...]]] = {
-    "nika:tts_generate": ("mock",),
+    "nika:tts_generate": ("local", "openai", "elevenlabs", "mock"),
 }
 """Builtins served for some providers only: the ones served."""
 

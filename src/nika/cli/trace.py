@@ -77,11 +77,14 @@ def _run_trace(args: argparse.Namespace) -> int:
 
 def _write_html(out: str, data: bytes, verdict: TraceVerdict, name: str) -> int:
     """`nika trace show --html OUT`: the page goes to OUT; the chain verdict sets the exit."""
+    from pathlib import Path
+
     from nika._term import printable
     from nika.journal.verify import read_frames
+    from nika.view.assets import run_root
     from nika.view.trace_html import render_html
 
-    page = render_html(read_frames(data), verdict, name).encode("utf-8")
+    page = render_html(read_frames(data), verdict, name, run_root(Path(name))).encode("utf-8")
     try:
         with open(out, "wb") as handle:
             handle.write(page)

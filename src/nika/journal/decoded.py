@@ -70,6 +70,13 @@ def _raw(value: Any) -> Any:
     return value
 
 
+def _objects(value: Any) -> tuple[Mapping[str, Any], ...] | None:
+    """The objects of a journal list (anything else in it dropped)."""
+    if not isinstance(value, list):
+        return None
+    return tuple(v for v in value if isinstance(v, Mapping))
+
+
 _READERS: Final[Mapping[str, Callable[[Any], Any]]] = {
     "str | None": as_str,
     "int | None": as_int,
@@ -81,6 +88,7 @@ _READERS: Final[Mapping[str, Callable[[Any], Any]]] = {
     "Mapping[str, int]": _numbers(as_int),
     "Mapping[str, float]": _numbers(as_num),
     "Captured | None": Captured.from_wire,
+    "tuple[Mapping[str, Any], ...] | None": _objects,
     "Any": _raw,
 }
 """A record field's annotation → how a journal value is read into it."""
@@ -166,6 +174,7 @@ class ReadTaskEnded(ReadSettled):
     agent_error_code: str | None = None
     recovered_from: Mapping[str, Any] | None = None
     error: Mapping[str, Any] | None = None
+    assets: tuple[Mapping[str, Any], ...] | None = None
     outcome: Any = None
     """17's outcome record: JSON text as this engine writes it (a mapping is tolerated)."""
 

@@ -297,6 +297,9 @@ class TaskEnded(Frame):
     cost_unpriced: str | None = absent()
     replay: Replayed | None = spliced()
     error: NikaError | None = absent()
+    assets: tuple[Mapping[str, Any], ...] | None = absent()
+    """The files the task produced (`journal.assets.collect`): `{path, sha256, bytes}` and
+    `width`/`height` or `duration_s` where a header says so. Additive: absent when none."""
     outcome: str
     """`{cause, class, payload}` as canonical JSON text (17's outcome record)."""
 

@@ -43,6 +43,7 @@ from nika import codes
 from nika.canonical import loose_json
 from nika.check.graph import Graph, derive
 from nika.errors import NikaError, task_error
+from nika.journal.assets import task_assets
 from nika.journal.frames import (
     TaskCacheHit,
     TaskEnded,
@@ -323,6 +324,7 @@ class Runner:
             replay=(replayed(record.output, record.bindings, self._services.mask)
                     if record.status == "success" else None),
             error=record.error,
+            assets=task_assets(record, self._services.base_dir),
             outcome=_json({"cause": cause, "class": record.status, "payload": payload})))
         self._liveness.settled(record.task)
 

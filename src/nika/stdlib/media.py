@@ -1,9 +1,8 @@
 """Media and decision builtins: chart · image_generate · image_fx · tts_generate · decide
 (stdlib §Media, §Audio, spec 11 §nika:decide).
 
-This engine serves all five; `tts_generate` for the providers `check/capability.py` lists
-(its arguments are still judged for the others, so an authoring error is named before the
-capability refusal). `image_generate`'s args are closed: a misspelt knob is refused, never
+This engine serves all five (`tts_generate` with its four providers, `image_fx` with its op
+vocabulary: `_fx_ops`). `image_generate`'s args are closed: a misspelt knob is refused, never
 silently dropped (`-001`). `chart`'s spec is closed
 (stdlib §chart: « closed » type set, closed semantics): a misfit of `chart:`, `semantics:` or
 `compile_to:` is its CHART-004.

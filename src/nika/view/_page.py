@@ -29,6 +29,9 @@ FOLD_AT: Final = 160
 UNREC: Final = '<span class="unrec">unrecorded</span>'
 
 CSS: Final = """
+ul.assets{list-style:none;padding:0}
+ul.assets li{display:flex;gap:10px;align-items:center;margin:4px 0}
+.thumb{width:64px;height:64px;object-fit:contain;background:var(--bg);flex:none}
 :root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--mute:#656d76;--line:#d0d7de;--bg:#f6f8fa}
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1f2328}
 main{max-width:1200px;margin:0 auto;padding:0 16px 48px}
@@ -121,8 +124,9 @@ JS: Final = (
 CSP: Final = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-"
     + base64.b64encode(hashlib.sha256(JS.encode()).digest()).decode()
-    + "'; base-uri 'none'; form-action 'none'"
+    + "'; base-uri 'none'; form-action 'none'; img-src data:"
 )
+"""Nothing loads from anywhere; an asset's thumbnail is the one `data:` image it allows."""
 
 
 def e(value: Any) -> str:

@@ -20,12 +20,15 @@ picks' scores, the model's reply, each call's masked arguments and result, the c
 verdicts, and the nudge or stall with its evidence (the repeated block of turns is marked). A
 strip of cells maps every turn of a run, so a 500-turn run is scanned at a glance; "only turns
 with events" hides the uneventful ones. The layout reads at a desktop width and on a phone.
+The files the tasks produced come after the outputs (`view/assets.py`): a PNG's bounded
+thumbnail inline as a `data:` image, the one image source the CSP allows.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, Final
 
 from nika import __version__
@@ -47,6 +50,7 @@ from nika.view._page import (
     values,
 )
 from nika.view._spend import Spend
+from nika.view.assets import section
 from nika.view.trace_view import (
     AgentRun,
     TaskView,
@@ -287,13 +291,16 @@ def _outputs(view: TraceView) -> str:
     return f"<section id=outputs><h2>Workflow outputs</h2>{values(view.values)}</section>"
 
 
-def render_html(frames: Iterable[Frame], verdict: TraceVerdict, name: str) -> str:
-    """The whole page for the journal `name` (its `frames`, under the chain `verdict`)."""
-    return render_view(fold_trace(frames, verdict), name)
+def render_html(frames: Iterable[Frame], verdict: TraceVerdict, name: str,
+                root: Path | None = None) -> str:
+    """The whole page for the journal `name` (its `frames`, under the chain `verdict`);
+    `root`, the run's directory, is where a PNG asset's thumbnail is read from (None: the
+    assets are listed without one)."""
+    return render_view(fold_trace(frames, verdict), name, root)
 
 
-def render_view(view: TraceView, name: str) -> str:
-    """The whole page for a folded journal `view` named `name`."""
+def render_view(view: TraceView, name: str, root: Path | None = None) -> str:
+    """The whole page for a folded journal `view` named `name` (`root`: as `render_html`)."""
     tasks = view.ordered()
     total = Spend()
     for task in tasks:
@@ -307,6 +314,7 @@ def render_view(view: TraceView, name: str) -> str:
         "<button id=close>collapse all</button></nav>",
         _timeline(view, tasks),
         _outputs(view),
+        section(((task.name, row) for task in tasks for row in task.assets), root),
         *(_task(task, i) for i, task in enumerate(tasks)),
         f"<p class=mute>nika-py {html.escape(__version__)} · nika trace show --html</p></main>",
     ]

@@ -3,9 +3,10 @@
 One tree per task, in the order tasks first appear: its verb, then — for an agent — one
 branch per turn (tools offered of the universe and the routing mode, the model call, each
 tool call with its duration and error, nudges, stalls, compose verdicts, the budget
-checkpoint), then the task's outcome. A task whose loop ran more than once — each `for_each`
-iteration, each retried attempt — shows one subtree per run (its frames' `iteration` and
-`attempt`), ordered by iteration then attempt, however their frames interleaved. A child
+checkpoint), then the task's outcome and the files it produced (its recorded assets). A task
+whose loop ran more than once — each `for_each` iteration, each retried attempt — shows one
+subtree per run (its frames' `iteration` and `attempt`), ordered by iteration then attempt,
+however their frames interleaved. A child
 workflow's task (a frame with a `parent`) nests under the task that invoked it. Workflow
 frames frame the whole; the chain verdict heads it.
 
@@ -58,6 +59,7 @@ from nika.journal.ledger import Spend
 from nika.journal.verify import Frame, TraceVerdict
 from nika.prices import call_cost
 from nika.view._show_content import content_label
+from nika.view.assets import rows, text_line
 from nika.view.figures import cost_text, duration_text, spend_text, tokens_text
 from nika.view.trace_view import recovered_from, recovery_text
 
@@ -189,6 +191,8 @@ class _Task:
                     line += f" · {tokens_text(spend.input_tokens, spend.output_tokens)}"
                 line += f" · cost {spend_text(spend)}"
             _contents(self.tree.add(line), full, output=record.output)
+            for asset in rows(record.assets):
+                self.tree.add(f"[blue]{escape(text_line(asset))}[/]")
         elif isinstance(record, ReadSettled):
             _contents(self.tree.add(f"[dim]checkpoint item {_safe(record.iteration)}[/]"),
                       full, output=record.output)

@@ -51,6 +51,7 @@ from nika.journal.decoded import (
 )
 from nika.journal.verify import Frame, TraceVerdict
 from nika.view._spend import Spend, usd
+from nika.view.assets import AssetRow, rows
 
 Values = dict[str, Any]
 """Labelled captured values in order (`output`, `arguments`, `result`, …): each the value,
@@ -174,6 +175,8 @@ class TaskView:
     """The error `on_error: recover` turned into a success (`recovered_from`), {} when the
     journal does not record it."""
     runs: dict[RunKey, AgentRun] = field(default_factory=dict)
+    assets: tuple[AssetRow, ...] = ()
+    """The files the task produced, as its terminal frame recorded them."""
     notes: list[str] = field(default_factory=list)
     """Other facts in frame order (permit decisions, retries, model calls of `infer`)."""
     calls: list[ReadCostIncurred] = field(default_factory=list)
@@ -374,6 +377,7 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
         task.values = {**({"inputs": record.inputs} if record.inputs is not None else {}),
                        **task.values,
                        **({"output": record.output} if record.output is not None else {})}
+        task.assets = rows(record.assets)
         if stamp is not None:
             task.end_ns = stamp
     elif isinstance(record, ReadTaskRecovered):

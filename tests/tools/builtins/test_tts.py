@@ -35,6 +35,7 @@ async def test_mock_speech_is_a_real_wav_described_never_carried(
     assert audio["duration_ms"] == frames * 1000 // rate > 0
     manifest = json.loads((base / out["manifest_path"]).read_text())
     assert manifest["manifest_version"] == 1 and manifest["audio"]["sha256"] == audio["sha256"]
+    assert out["cost_usd"] == 0 and manifest["resolved"]["endpoint_host"] is None
     assert "hello" not in json.dumps(out)  # neither the bytes nor the text ride the output
 
 
@@ -54,11 +55,26 @@ async def test_every_path_is_judged_before_any_io(make, judge, base: Path):
     assert not (base / "out").exists()
 
 
-async def test_a_provider_this_engine_does_not_serve_is_the_one_capability_code(make):
+async def test_every_provider_is_served_none_is_the_capability_code(make):
+    # No key in the (empty) engine environment: the provider is served, and says what it needs.
     for args in ({**ARGS, "provider": "openai"}, {"text": "x", "output_dir": "o",
                                                   "model": "eleven_multilingual_v2"}):
         refused = refusal(await make().call("nika:tts_generate", args))
-        assert refused.code == "NIKA-IMPL-002" and "mock only" in refused.detail
+        assert refused.code == "NIKA-BUILTIN-TTS_GENERATE-002" and "API key" in refused.detail
+
+
+async def test_a_model_no_provider_is_inferred_from_is_001(make):
+    args = {"text": "x", "output_dir": "o", "model": "kokoro"}
+    refused = refusal(await make().call("nika:tts_generate", args))
+    assert refused.code == "NIKA-BUILTIN-TTS_GENERATE-001" and "kokoro" in refused.detail
+
+
+async def test_mock_warns_what_it_drops(make):
+    out = (await make().call("nika:tts_generate", {**ARGS, "format": "mp3", "speed": 2})).structured
+    assert out["warnings"] == [
+        "speed_unsupported: the mock provider has no speed knob; dropped",
+        "format_mismatch: asked for mp3, mock sent wav; saved as .wav",
+    ]
 
 
 async def test_bad_arguments_are_tts_001(make):

@@ -1,12 +1,15 @@
-"""`nika:tts_generate` — speech synthesis, served here for `provider: mock` (stdlib §Audio).
+"""`nika:tts_generate` — speech synthesis (stdlib §Audio): `local`, `openai`, `elevenlabs`
+(`_tts_providers.py`: engine-configured endpoints and keys, one deadline, transient-only
+retries) and `mock`, a real, deterministic WAV (a sine tone whose length follows the text):
+zero network, zero keys, the same bytes for the same request.
 
-The mock provider speaks a real, deterministic WAV (a sine tone whose length follows the
-text): zero network, zero keys, the same bytes for the same request. ONE audio file lands
-under `output_dir:` — judged against `permits.fs.write` per final path before any I/O,
-written atomically, named `{stem}-{provider}-{model}-{sha8}.wav` so an identical re-run is
-idempotent — plus a provenance manifest beside it. The output describes the file; audio
-bytes never ride outputs. Other providers are valid Nika this engine does not serve
-(`NIKA-IMPL-002`, which the run's pre-flight raises first when the provider is literal).
+Whatever a provider sends is judged by its bytes (`nika.media.audio`): empty is `-004`, not
+WAV or MP3 is `-007`, and the saved extension follows the sniffed format, never the ask (a
+mismatch is a `format_mismatch:` warning). ONE audio file lands under `output_dir:` — judged
+against `permits.fs.write` per final path before any file I/O, written atomically, named
+`{stem}-{provider}-{model}-{sha8}.{ext}` so an identical re-run is idempotent — plus a
+provenance manifest beside it. The output describes the file (a WAV's duration exact from its
+header, an MP3's `null`); audio bytes never ride outputs.
 """
 
 from __future__ import annotations
@@ -22,16 +25,19 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nika import codes
-from nika.check.capability import CODE as UNSERVED_CODE
-from nika.check.capability import SERVED_PROVIDERS, call_provider, refusal_detail
+from nika.check.capability import call_provider
+from nika.media.audio import MIME, duration_ms, sniff
 from nika.stdlib.media import TTS_GENERATE, TTS_PROVIDERS
 from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import write_bytes
 from nika.tools.builtins._paths import judged
+from nika.tools.builtins._tts_providers import ELEVEN_SPEED, PROVIDERS, elevenlabs_voice, speak
 from nika.tools.builtins.date import iso
 
 TTS_001 = codes.BUILTIN_TTS_GENERATE_001
+TTS_004 = codes.BUILTIN_TTS_GENERATE_004
 TTS_006 = codes.BUILTIN_TTS_GENERATE_006
+TTS_007 = codes.BUILTIN_TTS_GENERATE_007
 _NAME: Final = "nika:tts_generate"
 _MOCK_MODEL: Final = "mock-tts-1"
 _SLUG: Final = re.compile(r"[^a-z0-9._-]+")
@@ -48,9 +54,6 @@ def _provider(args: Mapping[str, Any]) -> str:
     if provider not in TTS_PROVIDERS:  # inferred from `model:`; a written one was judged
         raise fail(TTS_001, f"`provider: {provider!r}` is not one of {', '.join(TTS_PROVIDERS)}",
                    arg="provider")
-    if provider not in SERVED_PROVIDERS[_NAME]:
-        why = f"{_NAME} is served here for provider mock only, not {provider!r}"
-        raise fail(UNSERVED_CODE, refusal_detail(why), tool=_NAME, provider=provider)
     return str(provider)
 
 
@@ -59,14 +62,13 @@ def _slug(text: str, fallback: str) -> str:
     return slug[:64] or fallback
 
 
-def _tone(text: str, voice: str) -> tuple[bytes, int]:
-    """A 16-bit mono WAV of a sine tone (its pitch from the voice, its length from the text)
-    and its exact duration in milliseconds."""
+def _tone(text: str, voice: str) -> bytes:
+    """A 16-bit mono WAV of a sine tone (its pitch from the voice, its length from the text)."""
     import wave  # only a speech task pays for it
 
-    duration_ms = min(max(len(text) * _MS_PER_CHAR, 200), _MAX_MS)
+    length_ms = min(max(len(text) * _MS_PER_CHAR, 200), _MAX_MS)
     pitch = 440.0 if voice == "sine" else 220.0 + hashlib.sha256(voice.encode()).digest()[0]
-    frames = _RATE * duration_ms // 1000
+    frames = _RATE * length_ms // 1000
     step = 2 * math.pi * pitch / _RATE
     samples = array("h", (round(8000 * math.sin(step * n)) for n in range(frames)))
     if sys.byteorder == "big":
@@ -77,26 +79,62 @@ def _tone(text: str, voice: str) -> tuple[bytes, int]:
         out.setsampwidth(2)
         out.setframerate(_RATE)
         out.writeframes(samples.tobytes())
-    return buffer.getvalue(), duration_ms
+    return buffer.getvalue()
+
+
+async def _synthesize(provider: str, args: Mapping[str, Any], ctx: Context,
+                      warnings: list[str]) -> tuple[bytes, str, str, str | None]:
+    """The payload, model, voice and endpoint host of one request to `provider`."""
+    fmt, speed = str(args.get("format", "auto")), args.get("speed")
+    if provider == "mock":
+        voice, model = str(args.get("voice", "sine")), str(args.get("model", _MOCK_MODEL))
+        if speed is not None:
+            warnings.append("speed_unsupported: the mock provider has no speed knob; dropped")
+        return _tone(args["text"], voice), model, voice, None
+    config = PROVIDERS[provider]
+    voice, model = str(args.get("voice", config.voice)), str(args.get("model", config.model))
+    if provider == "elevenlabs":
+        voice = elevenlabs_voice(voice)
+        low, high = ELEVEN_SPEED
+        if speed is not None and not low <= speed <= high:
+            warnings.append(f"speed_unsupported: elevenlabs speaks at {low}–{high}; "
+                            f"`speed: {speed}` dropped")
+            speed = None
+    spoken = await speak(provider, model=model, voice=voice, text=args["text"], fmt=fmt,
+                         speed=None if speed is None else float(speed),
+                         timeout_ms=int(args.get("timeout_ms", config.timeout_ms)), ctx=ctx)
+    return spoken.payload, model, voice, spoken.endpoint_host
+
+
+def _judge_payload(provider: str, payload: bytes, asked: str, warnings: list[str]) -> str:
+    """The payload's sniffed format (the saved extension), or the refusal of a non-audio one."""
+    if not payload:
+        raise fail(TTS_004, f"{provider} returned no audio bytes; check the text, voice and "
+                   "model the server accepts", provider=provider)
+    fmt = sniff(payload)
+    if fmt is None:
+        raise fail(TTS_007, f"{provider} returned {len(payload)} bytes that are neither WAV nor "
+                   f"MP3 (they begin {payload[:8].hex()!r}); check the server speaks audio",
+                   provider=provider)
+    if asked not in ("auto", fmt):
+        warnings.append(f"format_mismatch: asked for {asked}, {provider} sent {fmt}; saved as "
+                        f".{fmt}")
+    return fmt
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     """Synthesize `text`, save it under `output_dir:`, and describe what landed."""
     provider = _provider(args)
-    text, voice = args["text"], args.get("voice", "sine")  # as its declaration bounds them
-    model = str(args.get("model", _MOCK_MODEL))
+    text = args["text"]  # as its declaration bounds it
     metadata = args.get("metadata") or {}
     warnings: list[str] = []
-    if args.get("format", "auto") == "mp3":
-        warnings.append("format_mismatch: the mock provider speaks WAV; saved as .wav")
-    if "speed" in args:
-        warnings.append("speed_unsupported: the mock provider has no speed knob; dropped")
-    audio, duration_ms = _tone(text, voice)
+    audio, model, voice, host = await _synthesize(provider, args, ctx, warnings)
+    ext = _judge_payload(provider, audio, str(args.get("format", "auto")), warnings)
     digest = hashlib.sha256(audio).hexdigest()
     stem = _slug(str(args.get("filename_prefix") or metadata.get("page_slug") or ""), "speech")
     base = f"{stem}-{provider}-{_slug(model, 'model')}-{digest[:8]}"
     output_dir = str(args["output_dir"]).rstrip("/") or "."
-    target = judged(ctx, f"{output_dir}/{base}.wav", "fs.write", "output_dir")
+    target = judged(ctx, f"{output_dir}/{base}.{ext}", "fs.write", "output_dir")
     manifest = (judged(ctx, f"{output_dir}/{base}.manifest.json", "fs.write", "output_dir")
                 if args.get("manifest", True) else None)
     try:
@@ -113,17 +151,19 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
         "model": model,
         "voice": voice,
         "created_at": iso(ctx.now()),
-        "endpoint_host": None,
+        "endpoint_host": host,
         "audio": {
-            "path": f"{output_dir}/{base}.wav",
-            "filename": f"{base}.wav",
-            "format": "wav",
-            "mime_type": "audio/wav",
+            "path": f"{output_dir}/{base}.{ext}",
+            "filename": f"{base}.{ext}",
+            "format": ext,
+            "mime_type": MIME[ext],
             "size_bytes": len(audio),
             "sha256": digest,
-            "duration_ms": duration_ms,
+            "duration_ms": duration_ms(audio),
         },
-        "cost_usd": 0,
+        # The mock's spend is exactly zero; no speech wire reports its price: unknown, never
+        # an estimate (stdlib §image_generate's honest-spend rule, which §Audio applies).
+        "cost_usd": 0 if provider == "mock" else None,
         "warnings": warnings,
         "metadata": dict(metadata),
         "manifest_path": None,
@@ -132,7 +172,9 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     if manifest is not None:
         record["manifest_path"] = f"{output_dir}/{base}.manifest.json"
         echo = {k: args[k] for k in sorted(args) if k not in ("text",)} | {"text_chars": len(text)}
-        body = {"manifest_version": 1, "request": echo, "audio": record["audio"]}
+        resolved = {k: record[k] for k in ("provider", "model", "voice", "endpoint_host")}
+        body = {"manifest_version": 1, "request": echo, "resolved": resolved,
+                "audio": record["audio"], "warnings": warnings}
         await write_bytes(manifest.real, (json.dumps(body, indent=2, sort_keys=True) + "\n")
                           .encode(), manifest.rel, ctx.max_file_bytes, code=TTS_006)
     return record
@@ -141,9 +183,9 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
 BUILTIN = Builtin(
     TTS_GENERATE,
     description=(
-        "Synthesize speech to one audio file under output_dir (provider: mock here — a real, "
-        "deterministic WAV); returns the file's path, format, size, sha256 and duration, never "
-        "the bytes."
+        "Synthesize speech to one audio file under output_dir (provider: local, openai, "
+        "elevenlabs, or mock — a real, deterministic WAV offline); returns the file's path, "
+        "format, size, sha256 and duration, never the bytes."
     ),
     run=run,
 )
