@@ -4,10 +4,10 @@
 This engine serves all five, every provider included: `provider:` of `image_generate` and
 `tts_generate` is an enum of exactly the ones served (anything else is the builtin's own `-001`
 at check and run), and one left out is inferred from `model:` (`call_provider`); `image_fx`
-serves its op vocabulary (`_fx_ops`). `image_generate`'s args are closed: a misspelt knob is refused, never
-silently dropped (`-001`). `chart`'s spec is closed
-(stdlib §chart: « closed » type set, closed semantics): a misfit of `chart:`, `semantics:` or
-`compile_to:` is its CHART-004.
+serves its op vocabulary (`_fx_ops`). `image_generate`'s args are closed: a misspelt knob
+is refused, never silently dropped (`-001`). `chart`'s spec is closed (stdlib §chart:
+« closed » type set, closed semantics): a misfit of `chart:`, `semantics:` or `compile_to:`
+is its CHART-004.
 """
 
 from __future__ import annotations
