@@ -7,8 +7,6 @@ and `nika run` (issue 14), through the real CLI. Each one, given its inputs and 
   says (an extraction an assert gates, an agent that must call `nika:done`), runs to success
   against a local server speaking the OpenAI wire, named by `NIKA_OLLAMA_BASE_URL`;
 - or is refused by `nika check` with the code `nika run` then gives;
-- or, valid Nika calling a builtin for a provider this engine does not serve, is refused by
-  the run's pre-flight with the one capability code before any task starts;
 - or needs a remote host no input can redirect (its permit pins the host): the run fails at
   that task with the network code of the builtin — never with a static code check missed.
 
@@ -69,8 +67,6 @@ class Case:
     files: Mapping[str, str] = field(default_factory=dict)
     refused: str | None = None
     """The code check refuses with, and the run too."""
-    unserved: str | None = None
-    """The builtin called with a provider this engine does not serve (`NIKA-IMPL-002`)."""
     remote: tuple[str, str] | None = None
     """(task, code) where the run fails for want of a host no input can redirect."""
 
@@ -168,13 +164,6 @@ def test_each_example_runs_or_is_refused_with_the_runs_code(
         assert code == 1 and [r["code"] for r in ran["refused"]] == [case.refused]
         return
     assert verdict.valid, [(e.code, e.detail) for e in verdict.errors]
-    capability = [h for h in verdict.hints if h.code == "NIKA-IMPL-002"]
-    if case.unserved is not None:
-        assert [h.details["tool"] for h in capability if h.details] == [case.unserved]
-        assert code == 1 and [r["code"] for r in ran["refused"]] == ["NIKA-IMPL-002"]
-        assert ran["tasks"] == {} and not (workdir / ".nika").exists()
-        return
-    assert capability == []
     if case.remote is not None:
         task, expected = case.remote
         assert code == 1 and ran["workflow_state"] == "failure"

@@ -139,7 +139,6 @@ EXEC_001: Final = _row("NIKA-EXEC-001", "process_error", False, "non-zero exit c
 EXEC_002: Final = _row("NIKA-EXEC-002", "process_error", False, "spawn failure")
 EXEC_003: Final = _row("NIKA-EXEC-003", "process_error", False, "the command wrote more than the 32 MiB capture cap to stdout or stderr")  # engine addition
 IMPL_001: Final = _row("NIKA-IMPL-001", "internal_error", False, "engine internal error")  # engine addition
-IMPL_002: Final = _row("NIKA-IMPL-002", "validation_error", False, "a declared builtin this engine does not support")  # engine addition
 INFER_001: Final = _row("NIKA-INFER-001", "provider_error", True, "provider call failed")
 INFER_002: Final = _row("NIKA-INFER-002", "validation_error", False, "structured output failed schema: validation")
 INFER_003: Final = _row("NIKA-INFER-003", "validation_error", False, "the provider reported no token usage for a priced model")

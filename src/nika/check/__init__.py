@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 RUNGS: Final[tuple[str, ...]] = (
     "nika.check.models",
     "nika.check.builtins",
-    "nika.check.capability",
     "nika.check.blocklist",
     "nika.check.skills",
     "nika.check.composition",

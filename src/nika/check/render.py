@@ -8,7 +8,6 @@ from typing import Final
 
 from nika._term import printable
 from nika.check._certificate_text import certificate_lines, energy_lines
-from nika.check.capability import CODE as CAPABILITY
 from nika.check.verdict import Verdict
 from nika.errors import NikaError
 
@@ -30,8 +29,7 @@ def render_terminal(verdict: Verdict, name: str, source: bytes, *, strict: bool 
     for e in verdict.errors:
         out.extend(_block("error", e, shown, lines))
     for h in verdict.hints:
-        label = "warning" if h.code == CAPABILITY else "hint"
-        out.extend(_block(label, h, shown, lines))
+        out.extend(_block("hint", h, shown, lines))
     rest = render_human(verdict, name, strict=strict, findings=False)
     return "".join(f"{line}\n" for line in out) + rest
 
@@ -148,11 +146,7 @@ def render_human(verdict: Verdict, name: str, *, strict: bool = False,
             lines.extend(_line(name, e) for e in verdict.errors)
         n = len(verdict.errors)
         lines.append(f"refused {name}: {n} finding{'s' if n != 1 else ''}")
-    # An engine-capability hint is valid Nika this engine will not run: labelled apart.
-    lines.extend(
-        ("warning (engine capability) " if h.code == CAPABILITY else "hint ") + _line(name, h)
-        for h in (verdict.hints if findings else ())
-    )
+    lines.extend("hint " + _line(name, h) for h in (verdict.hints if findings else ()))
     if verdict.lints:
         from nika.check.lint._text import lint_lines
 

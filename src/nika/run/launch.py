@@ -41,7 +41,6 @@ from nika._term import json_printable, printable
 from nika.agent.seams import Provider, ToolExecutor
 from nika.canonical import loose_json
 from nika.check import check_workflow
-from nika.check.capability import CODE as CAPABILITY
 from nika.check.verdict import refused
 from nika.errors import NikaError
 from nika.journal.bus import EventBus, EventSink, SinkFailure
@@ -182,12 +181,6 @@ def run_command(options: RunOptions, streams: Streams, views: RunViews,
         print_refusal(streams.err, streams.out, options.json, options.file, verdict,
                       source)
         views.refused(verdict.errors)
-        return EXIT_FAILURE
-    unserved = [h for h in verdict.hints if h.code == CAPABILITY]
-    if unserved:  # valid Nika this engine cannot run: refused before any task starts
-        for refusal in unserved:
-            streams.err.write(f"nika run: {refusal.code}: {printable(refusal.detail)}\n")
-        views.refused(unserved)
         return EXIT_FAILURE
     try:
         supplied = dict(parse_var(v) for v in options.vars)

@@ -68,14 +68,12 @@ def _range(lines: Lines, error_location: Any) -> types.Range:
 
 
 def diagnostics(analysis: Analysis) -> list[types.Diagnostic]:
-    """Every finding of `nika check --lint`: errors, hints (information, a capability warning
-    as a warning) and lints (warnings), each with its code and exact range."""
+    """Every finding of `nika check --lint`: errors, hints (information) and lints (warnings),
+    each with its code and exact range."""
     verdict = analysis.checked.verdict
     out = [_diagnostic(analysis.lines, e, types.DiagnosticSeverity.Error) for e in verdict.errors]
-    for hint in verdict.hints:
-        severity = (types.DiagnosticSeverity.Warning if hint.code == codes.IMPL_002
-                    else types.DiagnosticSeverity.Information)
-        out.append(_diagnostic(analysis.lines, hint, severity))
+    out.extend(_diagnostic(analysis.lines, hint, types.DiagnosticSeverity.Information)
+               for hint in verdict.hints)
     for lint in verdict.lints or ():
         out.append(types.Diagnostic(
             range=_range(analysis.lines, lint.location), message=f"{lint.message} — {lint.fix}",

@@ -9,8 +9,8 @@ from typing import Any, Final
 
 def obj(properties: Mapping[str, Any], required: tuple[str, ...] = (), *,
         closed: bool = True, **extra: Any) -> dict[str, Any]:
-    """An object schema; `closed` refuses an arg it does not list (the builtins this engine
-    does not serve stay open: their argument lists are the stdlib's to grow)."""
+    """An object schema; `closed` refuses an arg it does not list (an open one leaves its
+    argument list the stdlib's to grow)."""
     schema: dict[str, Any] = {"type": "object", "properties": dict(properties)}
     if closed:
         schema["additionalProperties"] = False

@@ -1,11 +1,13 @@
 """Media and decision builtins: chart · image_generate · image_fx · tts_generate · decide
 (stdlib §Media, §Audio, spec 11 §nika:decide).
 
-This engine serves all five (`tts_generate` with its four providers, `image_fx` with its op
-vocabulary: `_fx_ops`). `image_generate`'s args are closed: a misspelt knob is refused, never
-silently dropped (`-001`). `chart`'s spec is closed
-(stdlib §chart: « closed » type set, closed semantics): a misfit of `chart:`, `semantics:` or
-`compile_to:` is its CHART-004.
+This engine serves all five, every provider included: `provider:` of `image_generate` and
+`tts_generate` is an enum of exactly the ones served (anything else is the builtin's own `-001`
+at check and run), and one left out is inferred from `model:` (`call_provider`); `image_fx`
+serves its op vocabulary (`_fx_ops`). `image_generate`'s args are closed: a misspelt knob
+is refused, never silently dropped (`-001`). `chart`'s spec is closed (stdlib §chart:
+« closed » type set, closed semantics): a misfit of `chart:`, `semantics:` or `compile_to:`
+is its CHART-004.
 """
 
 from __future__ import annotations
@@ -18,9 +20,30 @@ from nika.stdlib._declare import Declaration, Problem, Rule
 from nika.stdlib._paths import path_rule, reads, writes
 from nika.stdlib._shapes import BOOLEAN, OBJECT, anything, choice, integer, obj, text
 
+IMAGE_PROVIDERS: Final = ("local", "openai", "gemini", "xai", "mock")
 TTS_PROVIDERS: Final = ("local", "openai", "elevenlabs", "mock")
+INFERRED: Final[Mapping[str, tuple[tuple[str, str], ...]]] = {
+    "nika:image_generate": (("gpt-image", "openai"), ("dall-e", "openai"), ("gemini-", "gemini"),
+                            ("grok", "xai"), ("mock", "mock")),
+    "nika:tts_generate": (("eleven", "elevenlabs"), ("gpt-", "openai"), ("tts-", "openai"),
+                          ("mock", "mock")),
+}
+"""A provider left out is inferred from `model:` by prefix (stdlib §image_generate, §Audio);
+`local` never is: its model names are server-specific."""
 MAX_SPEECH: Final = 4096
 """The most characters one `nika:tts_generate` speaks (fan longer scripts out with for_each)."""
+
+
+def call_provider(tool: str, args: Mapping[str, Any]) -> str | None:
+    """A media call's provider: as written, else inferred from `model:` by prefix (None when
+    neither says)."""
+    written = args.get("provider")
+    if isinstance(written, str):
+        return written
+    model = args.get("model")
+    if not isinstance(model, str):
+        return None
+    return next((p for prefix, p in INFERRED.get(tool, ()) if model.startswith(prefix)), None)
 
 
 def _svg(a: Mapping[str, Any]) -> Problem | None:
@@ -113,7 +136,7 @@ def _edit_sources(a: Mapping[str, Any]) -> Problem | None:
 IMAGE_GENERATE = Declaration("nika:image_generate", obj({
     "prompt": text(minLength=1),
     "output_dir": text(),
-    "provider": choice("local", "openai", "gemini", "xai", "mock"),
+    "provider": choice(*IMAGE_PROVIDERS),
     "model": text(minLength=1),
     "mode": choice("generate", "edit"),
     "aspect_ratio": choice("1:1", "16:9", "9:16", "4:3", "3:4", "3:2", "2:3", "21:9"),

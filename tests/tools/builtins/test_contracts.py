@@ -4,8 +4,8 @@ For every name of the closed stdlib set, the same literal args go to the checker
 rung (as a workflow's `invoke: args:`) and to the executor (`BuiltinExecutor.call`, or the
 loop's intrinsic for `nika:done` / `nika:compose`). A bad call is refused by both, once, with
 the same code; a good call passes the check and is accepted by the executor — it runs, or
-fails only for a run-time reason (`ran`: an effect the SSRF floor refuses, a builtin this
-engine does not serve, a false assertion). The walk covers every rule of every declaration.
+fails only for a run-time reason (`ran`: an effect the SSRF floor refuses, a provider
+without its key or server, a false assertion). The walk covers every rule of every declaration.
 """
 
 from __future__ import annotations

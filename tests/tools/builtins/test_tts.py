@@ -55,7 +55,7 @@ async def test_every_path_is_judged_before_any_io(make, judge, base: Path):
     assert not (base / "out").exists()
 
 
-async def test_every_provider_is_served_none_is_the_capability_code(make):
+async def test_every_provider_is_served_and_says_what_it_needs(make):
     # No key in the (empty) engine environment: the provider is served, and says what it needs.
     for args in ({**ARGS, "provider": "openai"}, {"text": "x", "output_dir": "o",
                                                   "model": "eleven_multilingual_v2"}):

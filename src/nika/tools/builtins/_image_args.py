@@ -14,17 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from nika import codes
+from nika.stdlib.media import IMAGE_GENERATE, IMAGE_PROVIDERS, call_provider
 from nika.tools.builtins._base import fail
 
 IG_001 = codes.BUILTIN_IMAGE_GENERATE_001
 
-PROVIDERS: Final = ("local", "openai", "gemini", "xai", "mock")
 DEFAULT_MODEL: Final = {
     "local": "stablediffusion", "openai": "gpt-image-2", "gemini": "gemini-3.1-flash-image",
     "xai": "grok-imagine-image", "mock": "mock-image-1",
 }  # fmt: skip
-_INFER: Final = (("gpt-image", "openai"), ("dall-e", "openai"), ("gemini-", "gemini"),
-                 ("grok", "xai"), ("mock", "mock"))
 MAX_SOURCES: Final = {"openai": 16, "gemini": 14, "xai": 3, "local": 16, "mock": 16}
 _MASKABLE: Final = frozenset({"openai", "local", "mock"})
 _OPTIONS: Final = {
@@ -71,13 +69,10 @@ class Plan:
 
 def provider_of(args: Mapping[str, Any]) -> str:
     """The call's provider: as written, else inferred from `model:` by prefix."""
-    written = args.get("provider")
-    if isinstance(written, str):
-        return written
+    provider = call_provider(IMAGE_GENERATE.name, args)
+    if provider is not None:
+        return provider
     model = str(args.get("model", ""))
-    for prefix, provider in _INFER:
-        if model.startswith(prefix):
-            return provider
     raise fail(IG_001, f"name a `provider:` (local, openai, gemini, xai or mock): it cannot be "
                f"inferred from `model: {model!r}` (local is never inferred — its model names "
                "are server-specific)", arg="provider")
@@ -115,8 +110,8 @@ def _sources(args: Mapping[str, Any], provider: str) -> tuple[str, ...]:
 def plan(args: Mapping[str, Any]) -> Plan:
     """Fold `args` (their shapes already judged by the declaration) for their provider."""
     provider = provider_of(args)
-    if provider not in PROVIDERS:
-        raise fail(IG_001, f"`provider: {provider!r}` is not one of {', '.join(PROVIDERS)}",
+    if provider not in IMAGE_PROVIDERS:  # inferred from `model:`; a written one was judged
+        raise fail(IG_001, f"`provider: {provider!r}` is not one of {', '.join(IMAGE_PROVIDERS)}",
                    arg="provider")
     mode = str(args.get("mode", "generate"))
     fmt = str(args.get("format", "png"))

@@ -25,9 +25,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nika import codes
-from nika.check.capability import call_provider
 from nika.media.audio import MIME, duration_ms, sniff
-from nika.stdlib.media import TTS_GENERATE, TTS_PROVIDERS
+from nika.stdlib.media import TTS_GENERATE, TTS_PROVIDERS, call_provider
 from nika.tools.builtins._base import Builtin, Context, fail
 from nika.tools.builtins._files import write_bytes
 from nika.tools.builtins._paths import judged
@@ -38,7 +37,6 @@ TTS_001 = codes.BUILTIN_TTS_GENERATE_001
 TTS_004 = codes.BUILTIN_TTS_GENERATE_004
 TTS_006 = codes.BUILTIN_TTS_GENERATE_006
 TTS_007 = codes.BUILTIN_TTS_GENERATE_007
-_NAME: Final = "nika:tts_generate"
 _MOCK_MODEL: Final = "mock-tts-1"
 _SLUG: Final = re.compile(r"[^a-z0-9._-]+")
 _RATE: Final = 16_000
@@ -47,7 +45,7 @@ _MAX_MS: Final = 30_000
 
 
 def _provider(args: Mapping[str, Any]) -> str:
-    provider = call_provider(_NAME, args)
+    provider = call_provider(TTS_GENERATE.name, args)
     if provider is None:
         raise fail(TTS_001, "name a `provider:` (local, openai, elevenlabs or mock); it cannot "
                    f"be inferred from `model: {args.get('model')!r}`", arg="provider")
