@@ -172,7 +172,7 @@ def test_totals_count_every_verb_and_price_what_the_table_prices(tmp_path: Path)
     # Two infer calls and no agent: their tokens, not 0; gpt-4o at $2.50/$10.00 per million;
     # the local call is neither $0 nor hidden.
     assert "model calls 2" in totals and "tokens 1,530 (1,010 in · 520 out)" in totals
-    assert "cost $0.007500 + 1 unpriced" in totals
+    assert "cost $0.0075 + 1 unpriced" in totals
     assert "<pre>&quot;fine&quot;</pre>" in html  # ask's output, as its JSON text
 
 

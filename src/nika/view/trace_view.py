@@ -49,9 +49,10 @@ from nika.journal.decoded import (
     as_int,
     as_str,
 )
+from nika.journal.ledger import Spend
 from nika.journal.verify import Frame, TraceVerdict
-from nika.view._spend import Spend, usd
 from nika.view.assets import AssetRow, rows
+from nika.view.figures import cost_text, tokens_text, usd_text
 
 Values = dict[str, Any]
 """Labelled captured values in order (`output`, `arguments`, `result`, …): each the value,
@@ -317,7 +318,7 @@ def _agent(task: TaskView, step: ReadAgentStep) -> None:
         turn.model, turn.finish_reason = step.model, step.finish_reason
         turn.input_tokens, turn.output_tokens = step.input_tokens, step.output_tokens
         turn.latency_ms, turn.reply = step.duration_ms, step.reply
-        turn.cost = task.spend.add(step.model, step.input_tokens, step.output_tokens)
+        turn.cost = task.spend.price(step.model, step.input_tokens, step.output_tokens)
         if step.reply is not None:
             turn.values["reply"] = step.reply
     elif isinstance(step, ReadToolCompleted):
@@ -343,11 +344,6 @@ def _note(record: Read) -> str | None:
         return f"permit {record.decision} · {record.gate}".rstrip()
     if isinstance(record, ReadRetrying):
         return f"retry · attempt {record.attempt} · {record.code}"
-    if isinstance(record, ReadCostIncurred) and record.cost_usd is not None:
-        return f"spend {record.model} · ${record.cost_usd:.6f} (reported by the tool)"
-    if isinstance(record, ReadCostIncurred):
-        return (f"model {record.model} · {record.input_tokens}→{record.output_tokens} tokens"
-                f" · {_priced(record)}")
     if isinstance(record, ReadToolInvoked):
         return f"tool {record.tool}"
     return None
@@ -382,30 +378,28 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
             task.end_ns = stamp
     elif isinstance(record, ReadTaskRecovered):
         task.recovered_from = {}  # the terminal frame names the cause
+    elif isinstance(record, ReadCostIncurred):
+        task.notes.append(_call(task, record))
     elif (note := _note(record)) is not None:
         task.notes.append(note)
-        if isinstance(record, ReadCostIncurred):
-            task.calls.append(record)
-            _call(task, record)
 
 
-def _call(task: TaskView, record: ReadCostIncurred) -> None:
-    """Count one `cost_incurred` frame (a model call, or a tool's own reported spend) and
-    keep what the model call said among the task's values."""
+def _call(task: TaskView, record: ReadCostIncurred) -> str:
+    """Count one `cost_incurred` frame (a model call, or a tool's own reported spend), keep
+    what the model call said among the task's values, and return its note."""
+    task.calls.append(record)
     if record.cost_usd is not None:
-        task.spend.reported(Decimal(str(record.cost_usd)))
-        return
-    task.spend.add(record.model, record.input_tokens, record.output_tokens)
+        dollars = Decimal(str(record.cost_usd))
+        task.spend.report(dollars)
+        return f"spend {record.model} · {usd_text(dollars)} (reported by the tool)"
+    cost = task.spend.price(record.model, record.input_tokens, record.output_tokens)
     said = {"prompt": record.prompt, "system": record.system, "reply": record.reply}
     n = len(task.calls)
     for label, text in said.items():
         if text is not None:
             task.values[label if n == 1 else f"{label} ({n})"] = text
-
-
-def _priced(record: ReadCostIncurred) -> str:
-    cost = Spend().add(record.model, record.input_tokens, record.output_tokens)
-    return cost if isinstance(cost, str) else usd(cost)
+    return (f"model {record.model} · {tokens_text(record.input_tokens, record.output_tokens)}"
+            f" · {cost_text(cost)}")
 
 
 def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
