@@ -188,6 +188,24 @@ def test_a_one_infer_run_has_its_tokens_and_an_unpriced_cost(tmp_path: Path) -> 
     assert "cost unpriced" in totals and "$" not in totals
 
 
+def test_a_tools_reported_spend_counts_and_an_unpriced_call_says_why(tmp_path: Path) -> None:
+    html = _html(tmp_path, [
+        ("workflow_started", {"workflow": "w", "tasks": 2}),
+        ("cost_incurred", {"task": "draw", "model": "nika:image_generate",
+                           "input_tokens": None, "output_tokens": None, "cost_usd": 0.07}),
+        ("task_completed", {"task": "draw", "status": "success"}),
+        ("cost_incurred", {"task": "ask", "model": "mock/echo", "input_tokens": 3,
+                           "output_tokens": 6}),
+        ("task_completed", {"task": "ask", "status": "success"}),
+        ("workflow_completed", {"state": "success"}),
+    ])
+    totals = _shown(html, "id=totals>")
+    # The bill is real spend but no model call; the mock call is neither $0 nor hidden.
+    assert "model calls 1" in totals and "cost $0.07 + 1 unpriced" in totals
+    assert "title='unbilled provider &#x27;mock&#x27;'>+ 1 unpriced</span>" in html
+    assert "spend nika:image_generate · $0.07 (reported by the tool)" in html
+
+
 @pytest.mark.parametrize(("end", "fields", "badge", "said"), [
     ("workflow_failed", {"state": "failure"}, "FAILURE", "NIKA-EXEC-001 exit 3"),
     ("workflow_failed", {"state": "failure", "error": {"code": "NIKA-RUN-002",
