@@ -51,13 +51,13 @@ from nika.view._page import (
     values,
 )
 from nika.view.assets import section
+from nika.view.recovery import recovery_text
 from nika.view.trace_view import (
     AgentRun,
     TaskView,
     TracedCall,
     TraceView,
     Turn,
-    recovery_text,
 )
 from nika.view.trace_view import fold as fold_trace
 

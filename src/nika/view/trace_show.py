@@ -61,7 +61,7 @@ from nika.journal.verify import Frame, TraceVerdict
 from nika.view._show_content import content_label
 from nika.view.assets import rows, text_line
 from nika.view.figures import cost_text, duration_text, spend_text, tokens_text, usd_text
-from nika.view.trace_view import recovered_from, recovery_text
+from nika.view.recovery import recovered_from, recovery_text
 
 _OUTCOME_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
                          "skipped": "yellow", "paused": "cyan"}

@@ -18,7 +18,6 @@ every model call is priced once, at the engine's table (`Spend`: per turn, per t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -46,13 +45,12 @@ from nika.journal.decoded import (
     ReadVerbInvoked,
     ReadWorkflowEnded,
     ReadWorkflowStarted,
-    as_int,
-    as_str,
 )
 from nika.journal.ledger import Spend
 from nika.journal.verify import Frame, TraceVerdict
 from nika.view.assets import AssetRow, rows
 from nika.view.figures import cost_text, tokens_text, usd_text
+from nika.view.recovery import recovered_from, task_error
 
 Values = dict[str, Any]
 """Labelled captured values in order (`output`, `arguments`, `result`, …): each the value,
@@ -249,58 +247,6 @@ class TraceView:
         return out
 
 
-def _payload_entry(end: ReadTaskEnded, direct: Mapping[str, Any] | None,
-                   key: str) -> Mapping[str, Any] | None:
-    """`direct` (the terminal frame's own `key`), else `key` of its `outcome` record's payload
-    (13), if a mapping."""
-    if direct is not None:
-        return direct
-    outcome = end.outcome
-    if isinstance(outcome, str) and len(outcome) < 1 << 20:
-        try:
-            outcome = json.loads(outcome)
-        except ValueError:
-            return None
-    if isinstance(outcome, Mapping):
-        payload = outcome.get("payload")
-        if isinstance(payload, Mapping) and isinstance(payload.get(key), Mapping):
-            found: Mapping[str, Any] = payload[key]
-            return found
-    return None
-
-
-def _error(end: ReadTaskEnded) -> Mapping[str, Any] | None:
-    """The task's error: the `error` mapping, else the `outcome` record's, when one is there."""
-    return _payload_entry(end, end.error, "error")
-
-
-def recovered_from(end: ReadTaskEnded) -> Mapping[str, Any] | None:
-    """What a terminal frame says `on_error: recover` settled the task from: the original
-    error record (`code` … `task_id`, `attempt`), `{}` when a recovered task's frame does not
-    record it (an older journal), None when the task was not recovered."""
-    found = _payload_entry(end, end.recovered_from, "recovered_from")
-    if found is not None:
-        return found
-    outcome = end.outcome
-    return {} if isinstance(outcome, str) and '"cause":"recovered"' in outcome else None
-
-
-def recovery_text(cause: Mapping[str, Any]) -> str:
-    """`NIKA-X-001 · attempt 2 · item 3`, or « unrecorded » when the journal lacks it."""
-    code = as_str(cause.get("code"))
-    if code is None:
-        return "unrecorded"
-    parts = [code]
-    attempt = as_int(cause.get("attempt"))
-    if attempt is not None:
-        parts.append(f"attempt {attempt}")
-    details = cause.get("details")
-    item = as_int(details.get("iteration")) if isinstance(details, Mapping) else None
-    if item is not None:
-        parts.append(f"item {item}")
-    return " · ".join(parts)
-
-
 def _agent(task: TaskView, step: ReadAgentStep) -> None:
     run = task.run(step)
     if isinstance(step, ReadRunStarted):
@@ -366,7 +312,7 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
         task.status = TASK_END[kind]
         task.duration_ms = record.duration_ms
         task.turns, task.tokens = record.turns, record.tokens
-        task.error = _error(record) if kind == "task_failed" else None
+        task.error = task_error(record) if kind == "task_failed" else None
         task.recovered_from = recovered_from(record) or task.recovered_from
         task.inputs, task.output = record.inputs, record.output
         # inputs first, then what the calls said, then the output: the order a reader follows
