@@ -80,9 +80,12 @@ def test_the_billed_spend_reaches_the_task_the_run_and_the_replay(
     capsys.readouterr()
     assert main(["trace", "verify", str(journal)]) == 0
     said = capsys.readouterr().out
-    assert "$0.140000 over 2 priced call(s)" in said and "agrees with the journaled total" in said
+    assert "$0.14 over 2 priced call(s)" in said and "agrees with the journaled total" in said
     assert main(["trace", "show", str(journal)]) == 0
-    assert "spend nika:image_generate · $0.070000 (reported by the tool)" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert shown.count("spend nika:image_generate · $0.07 (reported by the tool)") == 2
+    assert "cost $0.07" in shown  # each task's end line counts its tool's bill
+    assert "totals · 0 model calls · 0→0 tokens · cost $0.14 · " in shown
 
 
 def test_the_budget_counts_a_tools_spend(tmp_path: Path,

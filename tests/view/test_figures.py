@@ -35,6 +35,9 @@ def test_money_is_dollars_or_unpriced_never_a_made_up_zero() -> None:
     assert spend_text(Spend(Decimal("0.036"), 2)) == "$0.036"
     assert spend_text(Spend(Decimal("0.036"), 2, Counter({"mock": 1}))) == \
         "$0.036 + 1 unpriced call"
+    billed = Spend()
+    billed.report(Decimal("0.07"))  # a tool's own bill: real dollars, though no model call
+    assert spend_text(billed) == "$0.07"
 
 
 def test_a_long_value_folds_to_its_first_line_and_its_size() -> None:

@@ -172,7 +172,7 @@ def test_totals_count_every_verb_and_price_what_the_table_prices(tmp_path: Path)
     # Two infer calls and no agent: their tokens, not 0; gpt-4o at $2.50/$10.00 per million;
     # the local call is neither $0 nor hidden.
     assert "model calls 2" in totals and "tokens 1,530 (1,010 in · 520 out)" in totals
-    assert "cost $0.007500 + 1 unpriced" in totals
+    assert "cost $0.0075 + 1 unpriced" in totals
     assert "<pre>&quot;fine&quot;</pre>" in html  # ask's output, as its JSON text
 
 
@@ -186,6 +186,24 @@ def test_a_one_infer_run_has_its_tokens_and_an_unpriced_cost(tmp_path: Path) -> 
     ]), "id=totals>")
     assert "tokens 9 (3 in · 6 out)" in totals
     assert "cost unpriced" in totals and "$" not in totals
+
+
+def test_a_tools_reported_spend_counts_and_an_unpriced_call_says_why(tmp_path: Path) -> None:
+    html = _html(tmp_path, [
+        ("workflow_started", {"workflow": "w", "tasks": 2}),
+        ("cost_incurred", {"task": "draw", "model": "nika:image_generate",
+                           "input_tokens": None, "output_tokens": None, "cost_usd": 0.07}),
+        ("task_completed", {"task": "draw", "status": "success"}),
+        ("cost_incurred", {"task": "ask", "model": "mock/echo", "input_tokens": 3,
+                           "output_tokens": 6}),
+        ("task_completed", {"task": "ask", "status": "success"}),
+        ("workflow_completed", {"state": "success"}),
+    ])
+    totals = _shown(html, "id=totals>")
+    # The bill is real spend but no model call; the mock call is neither $0 nor hidden.
+    assert "model calls 1" in totals and "cost $0.07 + 1 unpriced" in totals
+    assert "title='unbilled provider &#x27;mock&#x27;'>+ 1 unpriced</span>" in html
+    assert "spend nika:image_generate · $0.07 (reported by the tool)" in html
 
 
 @pytest.mark.parametrize(("end", "fields", "badge", "said"), [

@@ -153,10 +153,10 @@ def test_reply_and_cost_are_on_the_page_and_hostile_text_is_inert(
     assert browser.execute_script("return window.pwned") is None  # no injected script ran
     assert len(browser.find_elements(By.TAG_NAME, "script")) == 1  # only the page's own
     assert not browser.find_elements(By.CSS_SELECTOR, "a[href^='javascript']")
-    assert "$0.007500" in browser.find_element(By.ID, "totals").text  # 1000 in + 500 out
+    assert "$0.0075" in browser.find_element(By.ID, "totals").text  # 1000 in + 500 out
     browser.find_element(By.ID, "open").click()
     turn = browser.find_element(By.CSS_SELECTOR, "details.turn")
-    assert "$0.007500" in turn.find_element(By.TAG_NAME, "summary").text  # per model call
+    assert "$0.0075" in turn.find_element(By.TAG_NAME, "summary").text  # per model call
     text = turn.get_attribute("textContent") or ""
     assert "The answer is 42. </details></dd></dl><script>window.pwned=1</script>" in text
     assert "\\x1b[31m\\u202e" in text and "\x1b" not in text  # controls shown, not obeyed

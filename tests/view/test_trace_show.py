@@ -134,7 +134,7 @@ def test_a_priced_model_shows_its_cost_per_call_per_task_and_for_the_run(
     assert isinstance(fields["duration_ms"], int)
     assert main(["trace", "ls"]) == 0
     row = capsys.readouterr().out.splitlines()[1]
-    assert f"{fields['input_tokens']}→{fields['output_tokens']}" in row and "$0.0360" in row
+    assert f"{fields['input_tokens']}→{fields['output_tokens']}" in row and " $0.036 " in row
 
 
 def test_a_declared_secret_reaches_no_journal_line_no_show_and_no_list(

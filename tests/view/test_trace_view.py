@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from nika.journal.verify import Frame, TraceVerdict
-from nika.view.trace_view import fold, recovery_text
+from nika.view.recovery import recovery_text
+from nika.view.trace_view import fold
 
 OK = TraceVerdict("clean", 0, None)
 

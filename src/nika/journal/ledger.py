@@ -33,13 +33,18 @@ def top_task(task: str) -> str:
 
 @dataclass(slots=True)
 class Spend:
-    """Priced dollars and unpriced calls (by reason) of one task or one run."""
+    """Priced dollars and unpriced calls (by reason) of one task or one run — THE fold of a
+    run's spend: the ledger, `nika trace verify`, `nika trace show` and its page all sum
+    through it."""
 
     usd: Decimal = Decimal(0)
     priced: int = 0
+    """Calls with dollars: model calls the table priced, and tools' reported spend."""
     unpriced: Counter[str] = field(default_factory=Counter)
     input_tokens: int = 0
     output_tokens: int = 0
+    reported: int = 0
+    """How many of the `priced` are a tool's own reported spend (no model call)."""
 
     def add(self, cost: Decimal | str, call: PricedCall | None = None) -> None:
         """Count one model call: its price (or why it has none) and, given, its tokens."""
@@ -52,6 +57,20 @@ class Spend:
         else:
             self.unpriced[cost] += 1
 
+    def price(self, model: str | None, input_tokens: int | None,
+              output_tokens: int | None) -> Decimal | str:
+        """Price one model call at the shipped table (a call whose model the journal lacks
+        has no price), count it, and return its cost or why it has none."""
+        cost = ("model unrecorded" if model is None
+                else call_cost(model, input_tokens, output_tokens))
+        self.add(cost, (model or "", input_tokens, output_tokens))
+        return cost
+
+    def report(self, dollars: Decimal) -> None:
+        """Count a tool's own reported spend: real dollars, no model call, no tokens."""
+        self.add(dollars)
+        self.reported += 1
+
     def absorb(self, other: Spend) -> None:
         """Add `other`'s calls to these (a run's spend from its tasks')."""
         self.usd += other.usd
@@ -59,6 +78,16 @@ class Spend:
         self.unpriced.update(other.unpriced)
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
+        self.reported += other.reported
+
+    @property
+    def calls(self) -> int:
+        """The model calls counted, priced or not (a tool's reported spend is none)."""
+        return self.priced - self.reported + sum(self.unpriced.values())
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
 
     @property
     def usd_figure(self) -> float | None:
@@ -95,7 +124,7 @@ def fold(calls: Iterable[PricedCall], spent: Iterable[Decimal] = ()) -> Spend:
     for call in calls:
         spend.add(call_cost(*call), call)
     for dollars in spent:
-        spend.add(dollars)
+        spend.report(dollars)
     return spend
 
 
@@ -113,17 +142,19 @@ class CostLedger:
         frame = event.frame
         if event.task is None:
             return
-        cost: Decimal | str
-        call: PricedCall | None = None
         if isinstance(frame, CostIncurred) and frame.cost_usd is not None:
-            cost = Decimal(str(frame.cost_usd))  # a tool's own reported spend: no tokens
-        else:
-            call = model_call(frame)
-            if call is None:
-                return
+            dollars = Decimal(str(frame.cost_usd))  # a tool's own reported spend: no tokens
+            for spend in (self.run, self._task(event.task)):
+                spend.report(dollars)
+            return
+        call = model_call(frame)
+        if call is not None:
             cost = call_cost(*call)
-        self.run.add(cost, call)
-        self._tasks.setdefault(top_task(event.task), Spend()).add(cost, call)
+            for spend in (self.run, self._task(event.task)):
+                spend.add(cost, call)
+
+    def _task(self, task: str) -> Spend:
+        return self._tasks.setdefault(top_task(task), Spend())
 
     def totals(self, now_ns: int) -> RunTotals:
         """The run's totals for its terminal frame, its clock read at `now_ns` (the tokens

@@ -20,7 +20,8 @@ from typing import Any, Final
 
 from nika._term import printable
 from nika.journal.content import Captured
-from nika.view._spend import Spend, usd
+from nika.journal.ledger import Spend
+from nika.view.figures import usd_text
 from nika.view.trace_view import TraceView
 
 FOLD_AT: Final = 160
@@ -196,15 +197,16 @@ def values(items: Mapping[str, Any]) -> str:
 
 
 def cost(spend: Spend) -> str:
-    """What `spend`'s calls cost: `$0.0125`, `$0.0125 + 2 unpriced`, `unpriced` (with why,
-    as its title) — never $0 for what the table cannot price."""
-    if spend.calls == 0:
+    """What `spend` cost: `$0.0125`, `$0.0125 + 2 unpriced`, `unpriced` (why, as its title)
+    — never $0 for what the table cannot price; a tool's reported spend counts as dollars."""
+    unpriced = spend.unpriced_count or 0
+    if not spend.priced and not unpriced:
         return '<span class=mute>no model call</span>'
-    why = f" title='{e(spend.why)}'" if spend.why else ""
-    if spend.unpriced == spend.calls:
+    why = f" title='{e(spend.unpriced_reasons)}'" if unpriced else ""
+    if not spend.priced:
         return f"<span class=mute{why}>unpriced</span>"
-    extra = f" <span class=mute{why}>+ {spend.unpriced} unpriced</span>" if spend.unpriced else ""
-    return f"{usd(spend.usd)}{extra}"
+    extra = f" <span class=mute{why}>+ {unpriced} unpriced</span>" if unpriced else ""
+    return f"{usd_text(spend.usd)}{extra}"
 
 
 def call_cost(priced: Decimal | str | None) -> str:
@@ -213,7 +215,7 @@ def call_cost(priced: Decimal | str | None) -> str:
         return UNREC
     if isinstance(priced, str):
         return f"<span class=mute title='{e(priced)}'>unpriced</span>"
-    return usd(priced)
+    return usd_text(priced)
 
 
 _OUTCOMES: Final = ("success", "failure", "cancelled", "paused")

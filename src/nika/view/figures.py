@@ -1,8 +1,9 @@
 """The figures a person reads off a journal: sizes, tokens, money, durations.
 
-One spelling each, shared by `nika trace show`'s timeline and its totals. Money is never made
-up: a call the price table cannot price reads `unpriced` (07 §the spend-honesty law), and
-spend that is partly priced says how many calls it leaves out.
+One spelling each, shared by `nika trace show`'s timeline and its totals, `nika trace ls`,
+`nika trace verify`'s cost replay and the `--html` page (which adds only its markup). Money is
+never made up: a call the price table cannot price reads `unpriced` (07 §the spend-honesty
+law), and spend that is partly priced says how many calls it leaves out.
 """
 
 from __future__ import annotations

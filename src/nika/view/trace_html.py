@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from nika import __version__
+from nika.journal.ledger import Spend
 from nika.journal.verify import Frame, TraceVerdict
 from nika.view._page import (
     CSP,
@@ -49,15 +50,14 @@ from nika.view._page import (
     summary,
     values,
 )
-from nika.view._spend import Spend
 from nika.view.assets import section
+from nika.view.recovery import recovery_text
 from nika.view.trace_view import (
     AgentRun,
     TaskView,
     TracedCall,
     TraceView,
     Turn,
-    recovery_text,
 )
 from nika.view.trace_view import fold as fold_trace
 
@@ -304,7 +304,7 @@ def render_view(view: TraceView, name: str, root: Path | None = None) -> str:
     tasks = view.ordered()
     total = Spend()
     for task in tasks:
-        total.merge(task.spend)
+        total.absorb(task.spend)
     title = e(view.workflow.workflow or name)
     body = [
         headline(view),

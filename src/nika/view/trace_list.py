@@ -8,6 +8,7 @@ from pathlib import Path
 
 from nika._term import printable
 from nika.journal.runs import RunEntry, size_text
+from nika.view.figures import usd_text
 
 
 def render(entries: Sequence[RunEntry], base: Path) -> list[str]:
@@ -52,7 +53,7 @@ def _count(n: int) -> str:
 
 
 def _cost(usd: float | None) -> str:
-    return "unpriced" if usd is None else f"${usd:.4f}"
+    return "unpriced" if usd is None else usd_text(usd)
 
 
 def _shown(path: Path, base: Path) -> str:

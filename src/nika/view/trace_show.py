@@ -23,6 +23,7 @@ human), and a field the journal does not carry is shown as « unrecorded », nev
 from __future__ import annotations
 
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any, Final
 
 from rich.console import Console
@@ -57,11 +58,10 @@ from nika.journal.decoded import (
 )
 from nika.journal.ledger import Spend
 from nika.journal.verify import Frame, TraceVerdict
-from nika.prices import call_cost
 from nika.view._show_content import content_label
 from nika.view.assets import rows, text_line
-from nika.view.figures import cost_text, duration_text, spend_text, tokens_text
-from nika.view.trace_view import recovered_from, recovery_text
+from nika.view.figures import cost_text, duration_text, spend_text, tokens_text, usd_text
+from nika.view.recovery import recovered_from, recovery_text
 
 _OUTCOME_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
                          "skipped": "yellow", "paused": "cyan"}
@@ -82,8 +82,7 @@ def _ms(value: Any) -> str:
 
 def _call(call: ReadCostIncurred | ReadModelCalled, spend: Spend) -> str:
     """`model M · in→out tokens · cost`, the call counted into `spend` (its task's)."""
-    cost = call_cost(call.model or "", call.input_tokens, call.output_tokens)
-    spend.add(cost, (call.model or "", call.input_tokens, call.output_tokens))
+    cost = spend.price(call.model, call.input_tokens, call.output_tokens)
     return f"model {_safe(call.model)} · {tokens_text(call.input_tokens, call.output_tokens)}" \
         f" · {cost_text(cost)}"
 
@@ -165,8 +164,10 @@ class _Task:
                 model = f" · {_safe(record.model)}" if record.model is not None else ""
                 self.tree.label = f"{self.tree.label} [dim]{_safe(record.verb)}{model}[/]"
         elif isinstance(record, ReadCostIncurred) and record.cost_usd is not None:
-            self.tree.add(f"spend {_safe(record.model)} · ${record.cost_usd:.6f} (reported "
-                          "by the tool)")
+            dollars = Decimal(str(record.cost_usd))
+            self.spend.report(dollars)  # real spend: it counts in the task's and run's cost
+            self.tree.add(f"spend {_safe(record.model)} · {usd_text(dollars)} (reported by "
+                          "the tool)")
         elif isinstance(record, ReadCostIncurred):
             _contents(self.tree.add(_call(record, self.spend)), full, system=record.system,
                       prompt=record.prompt, reply=record.reply)
@@ -186,8 +187,8 @@ class _Task:
                                                                 full=full)))
             line = _task_end(TASK_END[frame.kind], record)
             spend = self.spend
-            if spend.priced or spend.unpriced:
-                if record.tokens is None:  # an agent's end line already counts its tokens
+            if spend.priced or spend.unpriced:  # a model call, or a tool's reported spend
+                if record.tokens is None and spend.calls:  # an agent's end line has them
                     line += f" · {tokens_text(spend.input_tokens, spend.output_tokens)}"
                 line += f" · cost {spend_text(spend)}"
             _contents(self.tree.add(line), full, output=record.output)
@@ -309,7 +310,7 @@ def _totals(spends: list[Spend], end: ReadWorkflowEnded | None, span: float | No
     run = Spend()
     for spend in spends:
         run.absorb(spend)
-    calls = run.priced + sum(run.unpriced.values())
+    calls = run.calls
     took = end.duration_ms if end is not None and end.duration_ms is not None else span
     return (f"[bold]totals[/] · {calls} model call{'' if calls == 1 else 's'} · "
             f"{tokens_text(run.input_tokens, run.output_tokens)} · cost {spend_text(run)} · "

@@ -18,7 +18,6 @@ every model call is priced once, at the engine's table (`Spend`: per turn, per t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -46,12 +45,12 @@ from nika.journal.decoded import (
     ReadVerbInvoked,
     ReadWorkflowEnded,
     ReadWorkflowStarted,
-    as_int,
-    as_str,
 )
+from nika.journal.ledger import Spend
 from nika.journal.verify import Frame, TraceVerdict
-from nika.view._spend import Spend, usd
 from nika.view.assets import AssetRow, rows
+from nika.view.figures import cost_text, tokens_text, usd_text
+from nika.view.recovery import recovered_from, task_error
 
 Values = dict[str, Any]
 """Labelled captured values in order (`output`, `arguments`, `result`, …): each the value,
@@ -248,58 +247,6 @@ class TraceView:
         return out
 
 
-def _payload_entry(end: ReadTaskEnded, direct: Mapping[str, Any] | None,
-                   key: str) -> Mapping[str, Any] | None:
-    """`direct` (the terminal frame's own `key`), else `key` of its `outcome` record's payload
-    (13), if a mapping."""
-    if direct is not None:
-        return direct
-    outcome = end.outcome
-    if isinstance(outcome, str) and len(outcome) < 1 << 20:
-        try:
-            outcome = json.loads(outcome)
-        except ValueError:
-            return None
-    if isinstance(outcome, Mapping):
-        payload = outcome.get("payload")
-        if isinstance(payload, Mapping) and isinstance(payload.get(key), Mapping):
-            found: Mapping[str, Any] = payload[key]
-            return found
-    return None
-
-
-def _error(end: ReadTaskEnded) -> Mapping[str, Any] | None:
-    """The task's error: the `error` mapping, else the `outcome` record's, when one is there."""
-    return _payload_entry(end, end.error, "error")
-
-
-def recovered_from(end: ReadTaskEnded) -> Mapping[str, Any] | None:
-    """What a terminal frame says `on_error: recover` settled the task from: the original
-    error record (`code` … `task_id`, `attempt`), `{}` when a recovered task's frame does not
-    record it (an older journal), None when the task was not recovered."""
-    found = _payload_entry(end, end.recovered_from, "recovered_from")
-    if found is not None:
-        return found
-    outcome = end.outcome
-    return {} if isinstance(outcome, str) and '"cause":"recovered"' in outcome else None
-
-
-def recovery_text(cause: Mapping[str, Any]) -> str:
-    """`NIKA-X-001 · attempt 2 · item 3`, or « unrecorded » when the journal lacks it."""
-    code = as_str(cause.get("code"))
-    if code is None:
-        return "unrecorded"
-    parts = [code]
-    attempt = as_int(cause.get("attempt"))
-    if attempt is not None:
-        parts.append(f"attempt {attempt}")
-    details = cause.get("details")
-    item = as_int(details.get("iteration")) if isinstance(details, Mapping) else None
-    if item is not None:
-        parts.append(f"item {item}")
-    return " · ".join(parts)
-
-
 def _agent(task: TaskView, step: ReadAgentStep) -> None:
     run = task.run(step)
     if isinstance(step, ReadRunStarted):
@@ -317,7 +264,7 @@ def _agent(task: TaskView, step: ReadAgentStep) -> None:
         turn.model, turn.finish_reason = step.model, step.finish_reason
         turn.input_tokens, turn.output_tokens = step.input_tokens, step.output_tokens
         turn.latency_ms, turn.reply = step.duration_ms, step.reply
-        turn.cost = task.spend.add(step.model, step.input_tokens, step.output_tokens)
+        turn.cost = task.spend.price(step.model, step.input_tokens, step.output_tokens)
         if step.reply is not None:
             turn.values["reply"] = step.reply
     elif isinstance(step, ReadToolCompleted):
@@ -343,11 +290,6 @@ def _note(record: Read) -> str | None:
         return f"permit {record.decision} · {record.gate}".rstrip()
     if isinstance(record, ReadRetrying):
         return f"retry · attempt {record.attempt} · {record.code}"
-    if isinstance(record, ReadCostIncurred) and record.cost_usd is not None:
-        return f"spend {record.model} · ${record.cost_usd:.6f} (reported by the tool)"
-    if isinstance(record, ReadCostIncurred):
-        return (f"model {record.model} · {record.input_tokens}→{record.output_tokens} tokens"
-                f" · {_priced(record)}")
     if isinstance(record, ReadToolInvoked):
         return f"tool {record.tool}"
     return None
@@ -370,7 +312,7 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
         task.status = TASK_END[kind]
         task.duration_ms = record.duration_ms
         task.turns, task.tokens = record.turns, record.tokens
-        task.error = _error(record) if kind == "task_failed" else None
+        task.error = task_error(record) if kind == "task_failed" else None
         task.recovered_from = recovered_from(record) or task.recovered_from
         task.inputs, task.output = record.inputs, record.output
         # inputs first, then what the calls said, then the output: the order a reader follows
@@ -382,30 +324,28 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
             task.end_ns = stamp
     elif isinstance(record, ReadTaskRecovered):
         task.recovered_from = {}  # the terminal frame names the cause
+    elif isinstance(record, ReadCostIncurred):
+        task.notes.append(_call(task, record))
     elif (note := _note(record)) is not None:
         task.notes.append(note)
-        if isinstance(record, ReadCostIncurred):
-            task.calls.append(record)
-            _call(task, record)
 
 
-def _call(task: TaskView, record: ReadCostIncurred) -> None:
-    """Count one `cost_incurred` frame (a model call, or a tool's own reported spend) and
-    keep what the model call said among the task's values."""
+def _call(task: TaskView, record: ReadCostIncurred) -> str:
+    """Count one `cost_incurred` frame (a model call, or a tool's own reported spend), keep
+    what the model call said among the task's values, and return its note."""
+    task.calls.append(record)
     if record.cost_usd is not None:
-        task.spend.reported(Decimal(str(record.cost_usd)))
-        return
-    task.spend.add(record.model, record.input_tokens, record.output_tokens)
+        dollars = Decimal(str(record.cost_usd))
+        task.spend.report(dollars)
+        return f"spend {record.model} · {usd_text(dollars)} (reported by the tool)"
+    cost = task.spend.price(record.model, record.input_tokens, record.output_tokens)
     said = {"prompt": record.prompt, "system": record.system, "reply": record.reply}
     n = len(task.calls)
     for label, text in said.items():
         if text is not None:
             task.values[label if n == 1 else f"{label} ({n})"] = text
-
-
-def _priced(record: ReadCostIncurred) -> str:
-    cost = Spend().add(record.model, record.input_tokens, record.output_tokens)
-    return cost if isinstance(cost, str) else usd(cost)
+    return (f"model {record.model} · {tokens_text(record.input_tokens, record.output_tokens)}"
+            f" · {cost_text(cost)}")
 
 
 def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:

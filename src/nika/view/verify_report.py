@@ -33,6 +33,7 @@ from nika.journal.ledger import fold
 from nika.journal.verify import TERMINAL_KINDS, Frame, TraceVerdict, verify
 from nika.journal.writer import ENGINE_PREFIX
 from nika.prices import table_pin
+from nika.view.figures import usd_text
 
 MANIFEST_FIELDS: Final = (
     "workflow", "permits", "permits_json", "workflow_sha256", "workflow_sha256_lf",
@@ -155,12 +156,12 @@ def cost_replay(prologue: Mapping[str, Any] | None, calls: list[PricedCall],
                 f"{_render_pin(local)}: an unknown rate table never silently re-prices a run")
     spend = fold(calls, spent)
     line = (f"cost-replay: replayed · {len(calls)} model call(s) re-priced at the pinned table "
-            f"({_render_pin(local)}): ${spend.usd:.6f} over {spend.priced} priced call(s), "
-            f"{sum(spend.unpriced.values())} unpriced")
+            f"({_render_pin(local)}): {usd_text(spend.usd)} over {spend.priced} priced call(s), "
+            f"{spend.unpriced_count or 0} unpriced")
     if total is not None:
         agrees = _micros(spend.usd) == _micros(Decimal(str(total)))
         line += (" · agrees with the journaled total" if agrees else
-                 f" · DIVERGES from the journaled total ${total:.6f}")
+                 f" · DIVERGES from the journaled total {usd_text(total)}")
     elif spend.priced:
         line += " · the journal carries no total to compare"
     return line
