@@ -270,7 +270,8 @@ def render(frames: Iterable[Frame], verdict: TraceVerdict, name: str, console: C
                 if stamps else (frame.timestamp, frame.timestamp)
         if isinstance(record, ReadWorkflowStarted):
             console.print(
-                f"[bold]▶ {_safe(record.workflow)}[/] · {_safe(record.tasks)} tasks · "
+                f"[bold]▶ {_safe(record.workflow)}[/] · {_safe(record.tasks)} "
+                f"{'task' if record.tasks == 1 else 'tasks'} · "
                 f"{_safe(record.engine_version)} · {_safe(record.platform)} · "
                 f"trace_format {_safe(record.trace_format)}")
         elif frame.task is not None:
