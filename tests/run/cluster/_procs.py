@@ -63,8 +63,32 @@ def wait_gone(procs: set[Proc], within_s: float) -> tuple[set[Proc], float]:
     return left, time.monotonic() - began
 
 
-def command(pid: int) -> str:
+def command(pid: int, limit: int | None = 200) -> str:
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()[:200]
+        text = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
     except OSError:
         return "?"
+    return text.decode(errors="replace").strip()[:limit]
+
+
+def where(directory: Path) -> set[Proc]:
+    """Every live process working in `directory` (an exec body's, its keeper's), and all their
+    descendants."""
+    found: set[Proc] = set()
+    for pid in table():
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if cwd == str(directory):
+            found |= tree(pid)
+    return found
+
+
+def mentioning(text: str, *, descendants: bool = True) -> set[Proc]:
+    """Every live process whose command line mentions `text` (and all their descendants)."""
+    found: set[Proc] = set()
+    for pid, (_, _, start) in table().items():
+        if pid != os.getpid() and text in command(pid, limit=None):
+            found |= tree(pid) if descendants else {(pid, start)}
+    return found

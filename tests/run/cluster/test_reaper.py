@@ -9,18 +9,20 @@ once the run is gone.
 
 from __future__ import annotations
 
-import json
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final
 
 import pytest
-from tests.run.cluster._procs import Proc, command, running, tree, wait_gone
+from tests.run.cluster._procs import Proc, command, mentioning, running, tree, wait_gone, where
 
 pytestmark = pytest.mark.ray
 
@@ -31,9 +33,10 @@ permits:
 tasks:
   wait:
     exec:
-      command: ["sh", "-c", "(sleep 6; touch finished) & echo started > started; wait"]
+      command: ["sh", "-c", "setsid sh -c 'sleep SECONDS; touch finished' & echo started > started; wait"]
 """
-"""The backgrounded subshell is the exec's grandchild: it survives a killed `sh`."""
+"""The exec's grandchild starts a session of its own: neither the exec's process group nor
+Ray's ending of the worker's children reaches it."""
 FINISHES_BY: Final = 9.0
 """Seconds after the exec started by which `finished` would exist, were anything left."""
 
@@ -47,9 +50,9 @@ def _wait(condition: Callable[[], bool], seconds: float) -> bool:
     return False
 
 
-def _driver(tmp: Path, *extra: str, env: dict[str, str] | None = None
-            ) -> subprocess.Popen[str]:
-    (tmp / "orphaned.nika.yaml").write_text(ORPHANED)
+def _driver(tmp: Path, *extra: str, env: dict[str, str] | None = None,
+            seconds: int = 6) -> subprocess.Popen[str]:
+    (tmp / "orphaned.nika.yaml").write_text(ORPHANED.replace("SECONDS", str(seconds)))
     return subprocess.Popen(
         [sys.executable, "-m", "nika.cli", "run", "orphaned.nika.yaml", "--executor", "ray",
          "--report", "report.json", *extra],
@@ -104,3 +107,127 @@ def test_a_sigkilled_driver_takes_its_local_instance_and_every_exec_with_it(
     time.sleep(max(0.0, FINISHES_BY - (time.monotonic() - began)))
     assert not (tmp_path / "finished").exists(), "an exec's grandchild outlived the driver"
     assert not running(started)
+
+
+def test_the_control_store_dying_ends_the_run_coded_and_leaves_nothing(
+    tmp_path: Path, reap: list[subprocess.Popen[str]]
+) -> None:
+    # The command outlasts the run's end: `finished` may only appear if something survived.
+    driver = _driver(tmp_path, env={"NIKA_RAY_LOST_AFTER": "3"}, seconds=40)
+    reap.append(driver)
+    _started(tmp_path, driver)
+    began = time.monotonic()
+    started = tree(driver.pid)
+    [gcs] = [pid for pid, _ in started if "gcs_server" in command(pid)]
+    os.kill(gcs, signal.SIGKILL)
+    _, err = driver.communicate(timeout=120)
+    ended = time.monotonic() - began
+    assert driver.returncode == 1, err[-3000:]
+    assert "NIKA-CLUSTER-002" in err, err[-3000:]
+    left, _ = wait_gone(started, 20)
+    assert not left, _shown(left)
+    print(f"\ncontrol store killed: the run ended coded in {ended:.1f} s, nothing left")
+
+
+OTHER_JOB: Final = """
+import os, subprocess, sys, time
+import ray
+
+ray.init(address=sys.argv[1], log_to_driver=False)
+
+@ray.remote(num_cpus=1)
+def hold(path):
+    child = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    with open(path, "a") as handle:  # a second attempt would add its own line
+        handle.write(f"{os.getpid()} {child.pid}\\n")
+    time.sleep(300)
+
+ref = hold.remote(sys.argv[2])
+time.sleep(300)
+"""
+"""Another job on the same cluster: its task's worker and the task's own setsid child must
+survive (and the task never be re-run: Ray retries a task whose worker died)."""
+
+
+def _port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def external() -> Iterator[tuple[str, Path]]:
+    """A cluster the run does not own (`ray start --head`, its own directory and ports),
+    ended by this fixture — only its own processes, never another Ray on the machine."""
+    # Short: Ray's socket paths live under it (a unix socket path is at most 107 bytes).
+    home = Path(tempfile.mkdtemp(prefix="nika-ray-", dir="/tmp"))
+    port = _port()
+    ports = {flag: _port() for flag in ("dashboard-agent-listen-port", "dashboard-agent-grpc-port",
+                                        "metrics-export-port", "runtime-env-agent-port")}
+    try:
+        done = subprocess.run(
+            [str(Path(sys.executable).with_name("ray")), "start", "--head", f"--port={port}",
+             f"--temp-dir={home}", "--num-cpus=2", "--include-dashboard=false",
+             "--disable-usage-stats", f"--object-store-memory={80 * 1024 * 1024}",
+             *(f"--{flag}={value}" for flag, value in ports.items())],
+            env={**os.environ, **_CLUSTER_ENV}, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-3000:]
+        yield f"127.0.0.1:{port}", home
+    finally:
+        cluster = mentioning(str(home))
+        for pid, _ in running(cluster):
+            os.kill(pid, signal.SIGTERM)
+        left, _ = wait_gone(cluster, 10)
+        for pid, _ in left:
+            os.kill(pid, signal.SIGKILL)
+        wait_gone(cluster, 10)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+_CLUSTER_ENV: Final = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "disabled"}
+
+
+def test_on_a_cluster_it_does_not_own_a_killed_driver_takes_only_its_own_execs(
+    tmp_path: Path, reap: list[subprocess.Popen[str]], external: tuple[str, Path]
+) -> None:
+    address, home = external
+    held = tmp_path / "other" / "held.pid"
+    held.parent.mkdir()
+    other = subprocess.Popen([sys.executable, "-c", OTHER_JOB, address, str(held)],
+                             cwd=held.parent, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, **_CLUSTER_ENV})
+    reap.append(other)
+    kept: set[Proc] = set()
+    try:
+        assert _wait(lambda: held.exists() and held.read_text().strip() != "", 120), \
+            other.communicate(timeout=30)[1][-3000:]
+        kept = {proc for pid in held.read_text().split() for proc in tree(int(pid))}
+        # The cluster's own processes (its workers come and go as Ray pleases).
+        cluster = mentioning(str(home), descendants=False)
+        assert any("raylet" in command(pid) for pid, _ in cluster)
+        driver = _driver(tmp_path, "--ray-address", address, env=_CLUSTER_ENV)
+        reap.append(driver)
+        _started(tmp_path, driver)
+        began = time.monotonic()
+        execs = where(tmp_path) - tree(driver.pid)
+        assert any("sleep 6" in command(pid) for pid, _ in execs), _shown(execs)
+        driver.send_signal(signal.SIGKILL)
+        driver.communicate(timeout=30)
+        left, seconds = wait_gone(execs, 20)
+        assert not left, _shown(left)
+        print(f"\nexternal cluster: the run's {len(execs)} exec processes gone in "
+              f"{seconds:.2f} s")
+        time.sleep(max(0.0, FINISHES_BY - (time.monotonic() - began)))
+        assert not (tmp_path / "finished").exists(), "an exec's grandchild outlived the driver"
+        assert running(cluster) == cluster, "the cluster itself was touched"
+        assert running(kept) == kept and other.poll() is None, "another job was touched"
+        assert len(held.read_text().splitlines()) == 1, "another job's task was re-run"
+    finally:
+        other.kill()
+        other.communicate(timeout=30)
+        if held.exists():  # the other job's setsid child is that job's to end, and this test's
+            kept |= {proc for pid in held.read_text().split() for proc in tree(int(pid))}
+        for pid, _ in running(kept):
+            os.kill(pid, signal.SIGKILL)
