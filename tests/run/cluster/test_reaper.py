@@ -33,10 +33,13 @@ permits:
 tasks:
   wait:
     exec:
-      command: ["sh", "-c", "setsid sh -c 'sleep SECONDS; touch finished' & echo started > started; wait"]
+      command:
+        - sh
+        - -c
+        - "setsid sh -c 'echo started >> started; sleep SECONDS; touch finished' & wait"
 """
-"""The exec's grandchild starts a session of its own: neither the exec's process group nor
-Ray's ending of the worker's children reaches it."""
+"""The exec's grandchild starts a session of its own (neither the exec's process group nor
+Ray's ending of the worker's children reaches it), and says so once it runs."""
 FINISHES_BY: Final = 9.0
 """Seconds after the exec started by which `finished` would exist, were anything left."""
 
@@ -98,11 +101,12 @@ def test_a_sigkilled_driver_takes_its_local_instance_and_every_exec_with_it(
     began = time.monotonic()
     started = tree(driver.pid)
     names = " ".join(command(pid) for pid, _ in started)
-    assert "raylet" in names and "gcs_server" in names and "sleep 6" in names, names
+    assert "raylet" in names and "gcs_server" in names and "touch finished" in names, names
     driver.send_signal(signal.SIGKILL)
     driver.communicate(timeout=30)
     left, seconds = wait_gone(started, 20)
     assert not left, _shown(left)
+    assert not where(tmp_path), _shown(where(tmp_path))
     print(f"\nSIGKILLed driver: its {len(started)} processes gone in {seconds:.2f} s")
     time.sleep(max(0.0, FINISHES_BY - (time.monotonic() - began)))
     assert not (tmp_path / "finished").exists(), "an exec's grandchild outlived the driver"
@@ -126,6 +130,7 @@ def test_the_control_store_dying_ends_the_run_coded_and_leaves_nothing(
     assert "NIKA-CLUSTER-002" in err, err[-3000:]
     left, _ = wait_gone(started, 20)
     assert not left, _shown(left)
+    assert not where(tmp_path), _shown(where(tmp_path))
     print(f"\ncontrol store killed: the run ended coded in {ended:.1f} s, nothing left")
 
 
@@ -212,11 +217,13 @@ def test_on_a_cluster_it_does_not_own_a_killed_driver_takes_only_its_own_execs(
         _started(tmp_path, driver)
         began = time.monotonic()
         execs = where(tmp_path) - tree(driver.pid)
-        assert any("sleep 6" in command(pid) for pid, _ in execs), _shown(execs)
+        assert any(command(pid) == "sh -c echo started >> started; sleep 6; touch finished"
+                   for pid, _ in execs), _shown(execs)
         driver.send_signal(signal.SIGKILL)
         driver.communicate(timeout=30)
         left, seconds = wait_gone(execs, 20)
         assert not left, _shown(left)
+        assert not where(tmp_path), _shown(where(tmp_path))
         print(f"\nexternal cluster: the run's {len(execs)} exec processes gone in "
               f"{seconds:.2f} s")
         time.sleep(max(0.0, FINISHES_BY - (time.monotonic() - began)))

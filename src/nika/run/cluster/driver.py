@@ -99,7 +99,8 @@ class RaySession:
         if address == "local":
             # Started here, so ended here on every exit path, the driver's SIGKILL included.
             self._reaper = local_instance()
-            self._reaper.start()
+            if self._reaper is not None:
+                self._reaper.start()
 
     def close(self) -> None:
         if self._owned:

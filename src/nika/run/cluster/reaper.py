@@ -155,11 +155,14 @@ class Reaper:
             self._proc.wait()
 
 
-def local_instance() -> Reaper:
-    """The reaper for the Ray instance this process's `ray.init()` just started."""
+def local_instance() -> Reaper | None:
+    """The reaper for the Ray instance this process's `ray.init()` just started (None if
+    Ray holds no node here)."""
     import ray
 
     node = ray._private.worker._global_node  # noqa: SLF001  (Ray has no public handle)
+    if node is None:
+        return None
     pids = [info.process.pid for infos in node.all_processes.values() for info in infos
             if info.process is not None]
     return Reaper(node.get_session_dir_path(), pids)
