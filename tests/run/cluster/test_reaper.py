@@ -113,6 +113,20 @@ def test_a_sigkilled_driver_takes_its_local_instance_and_every_exec_with_it(
     assert not running(started)
 
 
+def test_a_run_that_ends_cleanly_leaves_nothing_of_its_local_instance(
+    tmp_path: Path, reap: list[subprocess.Popen[str]]
+) -> None:
+    driver = _driver(tmp_path, seconds=1)
+    reap.append(driver)
+    _started(tmp_path, driver)
+    started = tree(driver.pid)
+    _, err = driver.communicate(timeout=120)
+    assert driver.returncode == 0, err[-3000:]
+    assert (tmp_path / "finished").exists()
+    left, _ = wait_gone(started, 20)
+    assert not left, _shown(left)
+
+
 def test_the_control_store_dying_ends_the_run_coded_and_leaves_nothing(
     tmp_path: Path, reap: list[subprocess.Popen[str]]
 ) -> None:
@@ -228,6 +242,7 @@ def test_on_a_cluster_it_does_not_own_a_killed_driver_takes_only_its_own_execs(
               f"{seconds:.2f} s")
         time.sleep(max(0.0, FINISHES_BY - (time.monotonic() - began)))
         assert not (tmp_path / "finished").exists(), "an exec's grandchild outlived the driver"
+        assert (tmp_path / "started").read_text() == "started\n", "the exec ran twice"
         assert running(cluster) == cluster, "the cluster itself was touched"
         assert running(kept) == kept and other.poll() is None, "another job was touched"
         assert len(held.read_text().splitlines()) == 1, "another job's task was re-run"
