@@ -22,9 +22,18 @@ from pathlib import Path
 from typing import Final
 
 import pytest
-from tests.run.cluster._procs import Proc, command, mentioning, running, tree, wait_gone, where
+from tests.run.cluster._procs import (
+    Proc,
+    command,
+    mentioning,
+    running,
+    stat,
+    tree,
+    wait_gone,
+    where,
+)
 
-pytestmark = pytest.mark.ray
+from nika.run.cluster.reaper import Reaper
 
 ORPHANED: Final = """\
 nika: orphaned
@@ -92,6 +101,7 @@ def _shown(procs: set[Proc]) -> list[str]:
     return sorted(f"{pid} {command(pid)}" for pid, _ in procs)
 
 
+@pytest.mark.ray
 def test_a_sigkilled_driver_takes_its_local_instance_and_every_exec_with_it(
     tmp_path: Path, reap: list[subprocess.Popen[str]]
 ) -> None:
@@ -113,6 +123,7 @@ def test_a_sigkilled_driver_takes_its_local_instance_and_every_exec_with_it(
     assert not running(started)
 
 
+@pytest.mark.ray
 def test_a_run_that_ends_cleanly_leaves_nothing_of_its_local_instance(
     tmp_path: Path, reap: list[subprocess.Popen[str]]
 ) -> None:
@@ -127,6 +138,7 @@ def test_a_run_that_ends_cleanly_leaves_nothing_of_its_local_instance(
     assert not left, _shown(left)
 
 
+@pytest.mark.ray
 def test_the_control_store_dying_ends_the_run_coded_and_leaves_nothing(
     tmp_path: Path, reap: list[subprocess.Popen[str]]
 ) -> None:
@@ -207,6 +219,7 @@ def external() -> Iterator[tuple[str, Path]]:
 _CLUSTER_ENV: Final = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "disabled"}
 
 
+@pytest.mark.ray
 def test_on_a_cluster_it_does_not_own_a_killed_driver_takes_only_its_own_execs(
     tmp_path: Path, reap: list[subprocess.Popen[str]], external: tuple[str, Path]
 ) -> None:
@@ -253,3 +266,76 @@ def test_on_a_cluster_it_does_not_own_a_killed_driver_takes_only_its_own_execs(
             kept |= {proc for pid in held.read_text().split() for proc in tree(int(pid))}
         for pid, _ in running(kept):
             os.kill(pid, signal.SIGKILL)
+
+
+# -- the reaper alone, on a stand-in instance (no Ray) ---------------------------------------
+
+INSTANCE: Final = """
+import os, subprocess, sys, time
+from nika.run.cluster.reaper import Reaper
+session, out = sys.argv[1], sys.argv[2]
+# A "raylet" whose child later starts a session of its own and loses its parent (re-parented
+# to init, as Ray's agents are when the raylet dies), and an unrelated "agent" holding a file
+# in the session directory.
+raylet = subprocess.Popen(["sh", "-c", "setsid sleep 60 & echo $! > " + out + "; sleep 60"])
+agent = subprocess.Popen(["sh", "-c", "exec sleep 60 < " + session + "/log"])
+reaper = Reaper(session, [raylet.pid])
+reaper.start()
+while not os.path.exists(out) or not open(out).read().strip():
+    time.sleep(0.02)
+time.sleep(0.6)  # the reaper has read the tree since the grandchild started
+print("ready", flush=True)
+if sys.argv[3] == "close" and sys.stdin.readline():
+    raylet.kill()  # the grandchild is orphaned, as by a raylet dying before the sweep
+    raylet.wait()
+    reaper.close()
+    print("closed", flush=True)
+time.sleep(120)
+"""
+
+
+def _instance(tmp: Path, end: str, bystander: subprocess.Popen[bytes]
+              ) -> tuple[subprocess.Popen[str], set[Proc], set[Proc]]:
+    session = tmp / "session"
+    session.mkdir()
+    (session / "log").write_text("")
+    driver = subprocess.Popen([sys.executable, "-c", INSTANCE, str(session), str(tmp / "pid"),
+                               end], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": _path()})
+    assert driver.stdout is not None and driver.stdout.readline() == "ready\n"
+    found = stat(bystander.pid)
+    assert found is not None
+    instance = {proc for proc in tree(driver.pid) if proc[0] != driver.pid}
+    return driver, instance, {(bystander.pid, found[2])}
+
+
+@pytest.mark.parametrize("end", ["close", "sigkill"])
+def test_the_reaper_ends_its_instance_whole_and_nothing_else(tmp_path: Path, end: str) -> None:
+    bystanding = subprocess.Popen(["sleep", "60"])  # neither in the tree nor in the session
+    driver, instance, bystander = _instance(tmp_path, end, bystanding)
+    try:
+        orphan = int((tmp_path / "pid").read_text())
+        assert orphan in {pid for pid, _ in instance}
+        if end == "close":
+            assert driver.stdin is not None and driver.stdout is not None
+            driver.stdin.write("go\n")
+            driver.stdin.flush()
+            assert driver.stdout.readline() == "closed\n"
+        else:
+            driver.kill()
+            driver.wait(timeout=30)
+        left, _ = wait_gone(instance, 10)
+        assert not left, _shown(left)
+        assert running(bystander) == bystander
+    finally:
+        driver.kill()
+        driver.communicate(timeout=30)
+        for pid, _ in running(instance):
+            os.kill(pid, signal.SIGKILL)
+        bystanding.kill()
+        bystanding.wait(timeout=30)
+
+
+def test_a_reaper_never_started_closes_as_a_no_op(tmp_path: Path) -> None:
+    Reaper(str(tmp_path), [os.getpid()]).close()
+    assert running(tree(os.getpid()))  # this process, untouched
