@@ -42,6 +42,10 @@ tasks:
     exec:
       command: ["sh", "-c", "tr a-z A-Z"]
       stdin: "fed"
+  pipe:
+    exec:
+      command: ["sh", "-c", "yes | head -n 1"]
+      capture: structured
 """
 MISSING: Final = """\
 nika: missing
@@ -80,6 +84,8 @@ def test_a_kept_exec_has_the_outcome_of_a_direct_one(tmp_path: Path) -> None:
     assert kept["status"][1] == {"stdout": "out", "stderr": "err", "exit_code": 3}
     assert kept["signalled"][1]["exit_code"] == -9
     assert kept["stdin"][1] == "FED"
+    # `yes` ends by SIGPIPE, silently, as under a direct exec (not "write error" on stderr).
+    assert kept["pipe"][1] == {"stdout": "y", "stderr": "", "exit_code": 0}
     code, detail = kept["missing"][2]
     assert code == "NIKA-EXEC-002" and "'no-such-program-nika'" in detail
 

@@ -104,10 +104,16 @@ die_with_parent(signal.SIGTERM, keeper)
 guard = os.getpid()
 body = os.fork()
 if body == 0:
+    # What the command gets is what a direct exec gives it: Python ignores SIGPIPE and
+    # SIGXFSZ, and an ignored signal stays ignored across exec (subprocess restores them).
+    for sig in (signal.SIGTERM, signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(sig, signal.SIG_DFL)
     try:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.setpgid(0, group)
-        die_with_parent(signal.SIGKILL, guard)
+    except OSError:
+        os._exit(1)  # the keeper, the group's leader, is gone: the exec is being ended
+    die_with_parent(signal.SIGKILL, guard)
+    try:
         os.execvp(argv[0], argv)
     except OSError as exc:
         os.write(status, str(exc.errno or 0).encode())
