@@ -97,11 +97,23 @@ def _started(tmp: Path, driver: subprocess.Popen[str]) -> None:
     assert driver.poll() is None, driver.communicate()[1][-3000:]
 
 
-def _sigkill(tmp: Path, driver: subprocess.Popen[str]) -> None:
+def _sigkill(tmp: Path, driver: subprocess.Popen[str]) -> float:
+    """SIGKILL the driver; the wall-clock time it happened."""
     # A machine too slow would let the command finish before the test ends anything.
     assert not (tmp / "finished").exists(), "the command finished before the driver was killed"
+    killed = time.time()
     driver.send_signal(signal.SIGKILL)
     driver.communicate(timeout=30)
+    return killed
+
+
+def _never_finished(tmp: Path, killed: float) -> None:
+    finished = tmp / "finished"
+    assert not finished.exists(), (
+        f"an exec's grandchild outlived the driver: `finished` written "
+        f"{finished.stat().st_mtime - killed:+.2f} s after the kill, `started` "
+        f"{(tmp / 'started').stat().st_mtime - killed:+.2f} s, "
+        f"{(tmp / 'started').read_text().count('started')} time(s)")
 
 
 def _shown(procs: set[Proc]) -> list[str]:
@@ -119,13 +131,13 @@ def test_a_sigkilled_driver_takes_its_local_instance_and_every_exec_with_it(
     started = tree(driver.pid)
     names = " ".join(command(pid) for pid, _ in started)
     assert "raylet" in names and "gcs_server" in names and "touch finished" in names, names
-    _sigkill(tmp_path, driver)
+    killed = _sigkill(tmp_path, driver)
     left, seconds = wait_gone(started, 20)
     assert not left, _shown(left)
     assert not where(tmp_path), _shown(where(tmp_path))
     print(f"\nSIGKILLed driver: its {len(started)} processes gone in {seconds:.2f} s")
     time.sleep(max(0.0, FINISHES_BY - (time.monotonic() - began)))
-    assert not (tmp_path / "finished").exists(), "an exec's grandchild outlived the driver"
+    _never_finished(tmp_path, killed)
     assert not running(started)
 
 
@@ -252,14 +264,14 @@ def test_on_a_cluster_it_does_not_own_a_killed_driver_takes_only_its_own_execs(
         execs = where(tmp_path) - tree(driver.pid)
         assert any(command(pid) == "sh -c echo started >> started; sleep 8; touch finished"
                    for pid, _ in execs), _shown(execs)
-        _sigkill(tmp_path, driver)
+        killed = _sigkill(tmp_path, driver)
         left, seconds = wait_gone(execs, 20)
         assert not left, _shown(left)
         assert not where(tmp_path), _shown(where(tmp_path))
         print(f"\nexternal cluster: the run's {len(execs)} exec processes gone in "
               f"{seconds:.2f} s")
         time.sleep(max(0.0, FINISHES_BY - (time.monotonic() - began)))
-        assert not (tmp_path / "finished").exists(), "an exec's grandchild outlived the driver"
+        _never_finished(tmp_path, killed)
         assert (tmp_path / "started").read_text() == "started\n", "the exec ran twice"
         assert running(cluster) == cluster, "the cluster itself was touched"
         assert running(kept) == kept and other.poll() is None, "another job was touched"

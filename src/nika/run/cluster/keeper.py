@@ -65,11 +65,14 @@ def sweep():
     me = os.getpid()
     for _ in range(200):
         pids = descendants(me)
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        # Freeze, then kill: a shell whose child died first would run its next command in
+        # the instant before its own signal; a stopped process runs and forks nothing.
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in pids:
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
         try:
             while os.waitpid(-1, os.WNOHANG)[0] > 0:
                 pass

@@ -11,9 +11,9 @@ Ctrl-C is for the engine), holding the read end of a pipe whose only writer is t
 While the pipe is open it follows the instance's process tree — every descendant of the
 processes Ray started, remembered with its start time, so one re-parented to init when its
 parent died is still known. When the pipe reaches EOF (the driver closed it after
-`ray.shutdown()`, or died with it open) the reaper sends SIGTERM, then SIGKILL after a
-short grace, to every process it knows plus any process holding a file in the instance's
-session directory (Ray's logs and sockets live there), and exits once none is left.
+`ray.shutdown()`, or died with it open) the reaper stops, then SIGKILLs, every process it
+knows plus any process holding a file in the instance's session directory (Ray's logs and
+sockets live there), and exits once none is left.
 
 Only for an instance the run started itself: on a cluster reached by `--ray-address` the
 run owns its job, not the cluster (see `keeper`). Linux only (it reads `/proc`); elsewhere
@@ -28,14 +28,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Final
 
-GRACE: Final = 1.0
-"""Seconds between the reaper's SIGTERM and its SIGKILL."""
+SWEEP_FOR: Final = 5.0
+"""Seconds the reaper keeps sweeping (a process that keeps forking is met again)."""
 FOLLOW_EVERY: Final = 0.25
 """Seconds between two readings of the instance's process tree while the driver lives."""
 
 _REAPER: Final = r"""
 import os, select, signal, sys, time
-session, grace, every = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+session, budget, every = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 me, driver = os.getpid(), os.getppid()
 known = {}
 
@@ -98,21 +98,20 @@ while True:
         break  # only the driver writes here, and only to say nothing: EOF is the message
     follow(False)
 
-for sig in (signal.SIGTERM, signal.SIGKILL):
-    deadline = time.monotonic() + grace
-    follow(True)
-    while known:
+# Freeze, then kill: a shell whose child died first would run its next command (`sleep 8;
+# touch done`) in the instant before its own signal; a stopped process runs nothing, and
+# forks nothing that could escape this sweep.
+deadline = time.monotonic() + budget
+follow(True)
+while known and time.monotonic() < deadline:
+    for sig in (signal.SIGSTOP, signal.SIGKILL):
         for pid in known:
             try:
                 os.kill(pid, sig)
             except OSError:
                 pass
-        if time.monotonic() >= deadline:
-            break
-        time.sleep(0.02)
-        follow(True)
-    if not known:
-        break
+    time.sleep(0.02)
+    follow(True)
 """
 
 
@@ -120,8 +119,9 @@ class Reaper:
     """The reaper of one local Ray instance: `start` it once Ray is up; `close` after
     `ray.shutdown()` lets it sweep what Ray's teardown left and waits for it (bounded)."""
 
-    def __init__(self, session_dir: str, pids: Iterable[int], *, grace: float = GRACE) -> None:
-        self._args = [session_dir, str(grace), str(FOLLOW_EVERY), *map(str, sorted(set(pids)))]
+    def __init__(self, session_dir: str, pids: Iterable[int]) -> None:
+        self._args = [session_dir, str(SWEEP_FOR), str(FOLLOW_EVERY),
+                      *map(str, sorted(set(pids)))]
         self._proc: subprocess.Popen[bytes] | None = None
         self._pipe: IO[bytes] | None = None
 
