@@ -127,6 +127,9 @@ class RunServices:
     agent_config: AgentConfig = field(default_factory=AgentConfig)
     children: ChildGuard | None = None
     """The run's watchdog: every spawned process carries its marker (None: no watchdog)."""
+    exec_keeper: tuple[str, ...] = ()
+    """The argv prefix every exec body runs under (a Ray worker's, `cluster/keeper.py`),
+    followed by a status descriptor, `--` and the command. Empty: the body runs directly."""
     answers: Mapping[str, str] = field(default_factory=dict)
     pausable: bool = False
     observe: ObserverFactory | None = None

@@ -22,6 +22,8 @@ from typing import Any
 
 from ray.cluster_utils import Cluster
 
+from nika.run.cluster.reaper import Reaper
+
 WORKFLOW = """\
 nika: lose-the-cluster
 permits:
@@ -48,14 +50,21 @@ def main(tmp: Path, when: str) -> None:
         "num_cpus": 0, "object_store_memory": STORE, "include_dashboard": False})
     cluster.add_node(num_cpus=1, object_store_memory=STORE)
     cluster.wait_for_nodes()
+    # Ray's agents outlive a dead control store (re-parented to init, for a minute or more);
+    # the engine's reaper, pointed at this cluster, ends them with the rest.
+    nodes = [node for node in [cluster.head_node, *cluster.worker_nodes] if node is not None]
+    reaper = Reaper(nodes[0].get_session_dir_path(),
+                    [info.process.pid for node in nodes for infos in node.all_processes.values()
+                     for info in infos if info.process is not None])
+    reaper.start()
     (tmp / "lose.nika.yaml").write_text(WORKFLOW if when == "mid-task" else UNWITNESSED)
     traces = tmp / ".nika" / "traces"
     try:
         ran = (mid_task if when == "mid-task" else before_start)(cluster, tmp, traces)
     finally:
-        for node in [cluster.head_node, *cluster.worker_nodes]:
-            if node is not None:
-                node.kill_all_processes(check_alive=False, allow_graceful=False)
+        for node in nodes:
+            node.kill_all_processes(check_alive=False, allow_graceful=False)
+        reaper.close()
     [journal] = sorted(traces.glob("*.ndjson"))
     (tmp / "journal.ndjson").write_bytes(journal.read_bytes())
     report = tmp / "report.json"

@@ -5,7 +5,8 @@ a Ray cluster's workers while this process keeps the scheduler, the journal and 
 never load it. The modules: `config` (NIKA_RAY_* engine configuration), `driver` (the
 `Placement` that ships attempts and replays their frames), `worker` (the Ray task body),
 `sealing` (secrets cross the wire as names), `faults` (Ray's failures → codes; who owns
-retries).
+retries), `reaper` (a run-started local instance dies whole with the driver) and `keeper`
+(an exec body on a worker dies with the worker).
 """
 
 from __future__ import annotations

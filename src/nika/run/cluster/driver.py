@@ -41,6 +41,7 @@ from nika.journal.frames import TaskNotes, UnitAttempt
 from nika.packaged import extra
 from nika.run.cluster.config import RayConfig
 from nika.run.cluster.faults import lost, translate
+from nika.run.cluster.reaper import Reaper, local_instance
 from nika.run.cluster.sealing import Sealer
 from nika.run.cluster.worker import Body, Packet, UnitCall, unit_stream
 from nika.run.services import RunServices
@@ -68,6 +69,7 @@ class RaySession:
     def __init__(self, config: RayConfig) -> None:
         self.config = config
         self._owned = False
+        self._reaper: Reaper | None = None
 
     def open(self) -> None:
         address = self.config.address or "local"
@@ -94,13 +96,23 @@ class RaySession:
                        f"({type(exc).__name__}: {str(exc)[:300]})",
                        {"address": address}) from None
         self._owned = True
+        if address == "local":
+            # Started here, so ended here on every exit path, the driver's SIGKILL included.
+            self._reaper = local_instance()
+            if self._reaper is not None:
+                self._reaper.start()
 
     def close(self) -> None:
         if self._owned:
             import ray
 
             self._owned = False
-            ray.shutdown()
+            try:
+                ray.shutdown()
+            finally:
+                if self._reaper is not None:
+                    self._reaper.close()
+                    self._reaper = None
 
 
 @contextlib.contextmanager

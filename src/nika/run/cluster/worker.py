@@ -48,6 +48,7 @@ from nika.journal.bus import EventBus, RunEvent
 from nika.journal.frames import TaskNotes, UnitAttempt
 from nika.masking import Masker
 from nika.providers import resolve_provider
+from nika.run.cluster import keeper
 from nika.run.cluster.faults import died
 from nika.run.cluster.sealing import Sealer
 from nika.run.permits import PermitGate
@@ -186,6 +187,8 @@ async def _attempt(call: UnitCall, emit: Emit, workflow: Workflow, secrets: dict
                           mcp=mcp, environ=environ).for_task,
             mcp=mcp, providers=providers, model=call.model, agent_config=call.agent_config,
             observe=lambda unit, _notes: _Forward(emit, sealer),
+            # An exec body dies with this worker, its setsid descendants included.
+            exec_keeper=keeper.keeper_argv() if keeper.available() else (),
         )
         # The loop's summary is the driver's (its adapter follows the forwarded events).
         return await run_verb(VerbAttempt(task, env, services, call.timeout, TaskNotes(),

@@ -4,7 +4,8 @@
 by the blocklist (`NIKA-SEC-001`). The program is re-judged against `permits.exec` at dispatch,
 the environment is composed (never inherited), and the child runs in its own process group so
 a timeout or Ctrl+C kills everything it spawned; it also carries the run's watchdog marker, so
-it dies with the engine even when the engine is SIGKILLed (`runtime/children.py`). Non-zero
+it dies with the engine even when the engine is SIGKILLed (`runtime/children.py`). On a Ray
+worker it runs under the services' `exec_keeper`, so it dies with the worker. Non-zero
 exit is `NIKA-EXEC-001` except under `capture: structured`, where the exit code is data; a
 spawn failure is `NIKA-EXEC-002`; more than 32 MiB on stdout or stderr stops the command
 (`NIKA-EXEC-003`).
@@ -23,7 +24,7 @@ from typing import Any, Final
 
 from nika import codes
 from nika.check.blocklist import refuse_argv, refuse_blocked
-from nika.errors import task_error
+from nika.errors import NikaError, task_error
 from nika.journal.frames import VerbInvoked
 from nika.run.services import RunServices
 from nika.run.verbs.childenv import compose_env
@@ -64,18 +65,22 @@ async def run_exec(
     stdin = spec.stdin.encode() if spec.stdin is not None else None
     services.bus.emit(VerbInvoked(task=task.id, verb="exec", program=argv[0],
                                   shell=spec.shell is not None))
-    code, out, err = await _spawn(task, argv, cwd, child_env, stdin, body.capture)
+    code, out, err = await _spawn(task, argv, cwd, child_env, stdin, body.capture,
+                                  services.exec_keeper)
     return _shape(task, body, code, out, err)
 
 
 async def _spawn(
     task: Task, argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None,
-    capture: str,
+    capture: str, keeper: tuple[str, ...] = (),
 ) -> tuple[int, bytes, bytes]:
     merged = capture == "combined"
+    status = os.pipe() if keeper else None
+    command = [*keeper, str(status[1]), "--", *argv] if status is not None else argv
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv,
+            *command,
+            pass_fds=(status[1],) if status is not None else (),
             cwd=cwd,
             env=env,
             stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
@@ -84,12 +89,42 @@ async def _spawn(
             start_new_session=True,
         )
     except OSError as exc:
-        raise task_error(
-            codes.EXEC_002, task.id,
-            f"cannot start {argv[0]!r} ({exc.strerror or exc}); check the "
-            "program is installed and on PATH, and that `cwd:` exists",
-            program=argv[0], cwd=str(cwd),
-        ) from None
+        raise _unstarted(task, argv, cwd, exc.strerror or str(exc)) from None
+    finally:
+        if status is not None:
+            os.close(status[1])
+    try:
+        result = await _watch(task, proc, stdin)
+        failed = _unstarted_errno(status[0]) if status is not None else None
+    finally:
+        if status is not None:
+            os.close(status[0])
+    if failed is not None:
+        raise _unstarted(task, argv, cwd, os.strerror(failed))
+    return result
+
+
+def _unstarted(task: Task, argv: list[str], cwd: Path, why: str) -> NikaError:
+    return task_error(
+        codes.EXEC_002, task.id,
+        f"cannot start {argv[0]!r} ({why}); check the program is installed and on PATH, "
+        "and that `cwd:` exists",
+        program=argv[0], cwd=str(cwd),
+    )
+
+
+def _unstarted_errno(fd: int) -> int | None:
+    """What a keeper's body wrote before its exit: the errno of a failed start, or None."""
+    os.set_blocking(fd, False)
+    try:
+        text = os.read(fd, 64)
+    except BlockingIOError:
+        return None
+    return int(text) if text.strip().isdigit() else None
+
+
+async def _watch(task: Task, proc: asyncio.subprocess.Process,
+                 stdin: bytes | None) -> tuple[int, bytes, bytes]:
     jobs: list[asyncio.Future[Any]] = [
         asyncio.ensure_future(_collect(proc.stdout, "stdout")),
         asyncio.ensure_future(_collect(proc.stderr, "stderr")),
