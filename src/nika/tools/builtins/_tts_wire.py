@@ -100,8 +100,8 @@ async def openai_speech(call: SpeechCall) -> bytes:
             model=call.model, voice=call.voice, input=call.text, **extra
         ) as response:
             return await response.read()
-    except Oversize as found:  # a body streamed past the cap
-        raise _oversize(found) from None
+    except Oversize as over:  # a body streamed past the cap
+        raise _oversize(over) from None
     except openai.APIStatusError as err:
         raise _status_error(err.response, _text(err.response)) from None
     except openai.APITimeoutError:
