@@ -33,7 +33,8 @@ _TRANSIENT: Final = frozenset({408, 429})
 
 
 def transient_status(status: int) -> bool:
-    """Whether a retry may help an HTTP answer: 5xx, 408 (timeout) and 429 (rate limit)."""
+    """Whether a retry may help an HTTP answer: 5xx, 408 (timeout) and 429 (rate limit) —
+    the one table, `nika:fetch`'s included."""
     return status >= 500 or status in _TRANSIENT
 
 
