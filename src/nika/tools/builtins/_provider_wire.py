@@ -133,7 +133,7 @@ class RetryPolicy:
     retry_after_cap_s: float = 30.0
 
 
-Judge = Callable[[Exception], "float | None"]
+Judge = Callable[[Exception], float | None]
 """A failure's verdict: None — final, raise it; else transient, with the seconds the server
 asked to wait (0: it asked nothing)."""
 
