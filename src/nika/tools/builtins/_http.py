@@ -30,9 +30,9 @@ from nika.netfloor import UnresolvableHost, code_bearing_class, resolve_and_chec
 from nika.stdlib import CONTRACT
 from nika.tools.builtins._base import Context, fail
 from nika.tools.builtins._paths import judge_effect
+from nika.tools.builtins._provider_wire import transient_status
 
 _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
-_TRANSIENT: Final = frozenset({408, 429})
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +234,7 @@ def status_error(response: Response) -> NikaError:
     return network_error(
         f"{response.url} answered HTTP {status}; a non-2xx response fails the fetch (retry "
         "transient 5xx/408/429 with `retry:`)",
-        transient=status >= 500 or status in _TRANSIENT,
+        transient=transient_status(status),
         status_code=status,
         url=str(response.url),
     )

@@ -26,13 +26,13 @@ from nika.tools.builtins._image_providers import Rendered, Source, key_names
 from nika.tools.builtins._image_wire import (
     IG_005,
     Endpoint,
-    Oversize,
     client,
     refuse_oversize,
     request_failed,
     retried,
     status_error,
 )
+from nika.tools.builtins._provider_wire import Oversize
 
 IG_004 = codes.BUILTIN_IMAGE_GENERATE_004
 _BLOCKED: Final = frozenset({"SAFETY", "IMAGE_SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST",

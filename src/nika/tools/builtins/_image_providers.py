@@ -1,6 +1,7 @@
 """`nika:image_generate`'s provider adapters: `mock` (offline, deterministic), and the
 OpenAI-images wire — `openai`, `xai`, `local` — through the official `openai` SDK (its retries
-off: `_image_wire.retried` is the one policy; its HTTP client ours: capped, no redirects).
+off: `_image_wire.retried` is the one policy; its HTTP client ours: `_provider_wire`, capped,
+no redirects).
 `gemini` speaks its REST wire in `_image_gemini`.
 
 Endpoints and keys are ENGINE config read from `Context.engine_env` (filled at the composition
@@ -30,13 +31,12 @@ from nika.tools.builtins._base import fail
 from nika.tools.builtins._image_args import Plan, ratio_of, size_class
 from nika.tools.builtins._image_wire import (
     Endpoint,
-    Oversize,
     client,
-    oversize_in,
     refuse_oversize,
     request_failed,
     status_error,
 )
+from nika.tools.builtins._provider_wire import Oversize, oversize_in
 
 IG_002 = codes.BUILTIN_IMAGE_GENERATE_002
 IG_004 = codes.BUILTIN_IMAGE_GENERATE_004

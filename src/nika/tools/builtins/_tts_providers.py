@@ -20,7 +20,6 @@ server sends back is quoted clamped, with every key and bearer token scrubbed ou
 from __future__ import annotations
 
 import asyncio
-import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,9 +28,9 @@ from urllib.parse import urlsplit
 
 from nika import codes
 from nika._term import printable
-from nika.backoff import backoff_delay
 from nika.errors import NikaError
 from nika.masking import MASK
+from nika.tools.builtins import _provider_wire as wire
 from nika.tools.builtins._base import Context, fail
 from nika.tools.builtins._tts_wire import SpeechCall, WireError, elevenlabs_speech, openai_speech
 
@@ -40,8 +39,8 @@ TTS_003 = codes.BUILTIN_TTS_GENERATE_003
 TTS_005 = codes.BUILTIN_TTS_GENERATE_005
 TTS_007 = codes.BUILTIN_TTS_GENERATE_007
 
-_ATTEMPTS: Final = 3
-_RETRY_AFTER_CAP: Final = 30.0
+_RETRY: Final = wire.RetryPolicy(attempts=3, base_s=0.5, cap_s=4.0, retry_after_cap_s=30.0)
+"""A server's own `Retry-After` is honoured up to 30 s; the call's deadline still bounds all."""
 _QUOTED: Final = 300
 _BEARER: Final = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+")
 _KEYISH: Final = re.compile(r"(?i)(\"?(?:xi-api-key|api[_-]?key|authorization)\"?\s*[:=]\s*\"?)"
@@ -144,6 +143,12 @@ def _translate(err: WireError, provider: str, host: str, secrets: tuple[str, ...
                      transient=err.transient, details=details)
 
 
+def _judge(err: Exception) -> float | None:
+    if isinstance(err, WireError) and err.transient:
+        return err.retry_after or 0.0
+    return None
+
+
 async def speak(provider: str, *, model: str, voice: str, text: str, fmt: str,
                 speed: float | None, timeout_ms: int, ctx: Context) -> Spoken:
     """Synthesize on `provider` under the one policy: one deadline, transient-only retries."""
@@ -155,25 +160,18 @@ async def speak(provider: str, *, model: str, voice: str, text: str, fmt: str,
     call = SpeechCall(base_url=url, key=key, model=model, voice=voice, text=text,
                       response_format=None if fmt == "auto" else fmt, speed=speed,
                       timeout_s=timeout_ms / 1000, cap=ctx.max_file_bytes)
-    rng = random.Random()
+
+    async def attempt() -> bytes:
+        if provider == "elevenlabs":
+            return await elevenlabs_speech(call, _ELEVEN_FORMATS[fmt])
+        return await openai_speech(call)
+
     try:
         async with asyncio.timeout(timeout_ms / 1000):
-            for attempt in range(1, _ATTEMPTS + 1):
-                try:
-                    if provider == "elevenlabs":
-                        audio = await elevenlabs_speech(call, _ELEVEN_FORMATS[fmt])
-                    else:
-                        audio = await openai_speech(call)
-                    return Spoken(audio, host)
-                except WireError as err:
-                    if not err.transient or attempt == _ATTEMPTS:
-                        raise _translate(err, provider, host, secrets) from None
-                    # A server's own `Retry-After` is honoured up to a cap; the deadline
-                    # above still bounds the whole call.
-                    wait = backoff_delay(0.5, attempt, cap=4.0, rng=rng)
-                    if err.retry_after is not None:
-                        wait = max(wait, min(err.retry_after, _RETRY_AFTER_CAP))
-                await ctx.sleep(wait)
+            return Spoken(await wire.retried(attempt, policy=_RETRY, judge=_judge,
+                                             sleep=ctx.sleep), host)
+    except WireError as err:
+        raise _translate(err, provider, host, secrets) from None
     except TimeoutError:
         pass
     raise NikaError(TTS_003, f"{provider} at {host} did not finish within `timeout_ms: "

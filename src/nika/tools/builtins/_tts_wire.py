@@ -6,21 +6,23 @@
   httpx2, the one HTTP client under every SDK nika uses: ElevenLabs ships no SDK nika depends
   on, and the wire is one POST.
 
-Both read the body through one bounded transport (`_CappedTransport`): a success body
-announced or sent past `cap` is refused without reading the rest, an error body is cut at a
-few KiB even where the SDK reads it whole. Neither follows a redirect (a provider endpoint is
-engine configuration: a `3xx` is a failure, and no second connection is opened). A failure is
-a `WireError` carrying what the builtin needs to name it; SDK and transport exceptions are
-translated here, in one table.
+Both read the body through the media builtins' one bounded client (`_provider_wire.client`):
+a success body announced or sent past `cap` is refused without reading the rest, an error body
+is cut at a few KiB even where the SDK reads it whole, and a redirect is never followed (a
+provider endpoint is engine configuration: a `3xx` is a failure). A failure is a `WireError`
+carrying what the builtin needs to name it; SDK and transport exceptions are translated here,
+in one table.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Final
 
 import httpx2
+
+from nika.tools.builtins import _provider_wire as wire
+from nika.tools.builtins._provider_wire import Oversize, oversize_in
 
 _ERROR_BODY: Final = 4096
 """At most this many bytes of an error body are read (the detail quotes fewer)."""
@@ -63,61 +65,21 @@ def _status_error(response: httpx2.Response, body: str) -> WireError:
     if 300 <= status < 400:
         return WireError(f"the provider answered a redirect (HTTP {status}); redirects are "
                          "never followed", status=status, body=body)
-    transient = status in (408, 429) or status >= 500
-    # Only the delay-seconds form: an HTTP-date would read the clock for a hint.
-    after = str(response.headers.get("retry-after", "") or "").strip()
+    transient = wire.transient_status(status)
     return WireError(f"the provider answered HTTP {status}", status=status, body=body,
                      transient=transient,
-                     retry_after=float(after) if transient and after.isdigit() else None)
+                     retry_after=wire.retry_after(response.headers) if transient else None)
 
 
-class _CappedBody(httpx2.AsyncByteStream):
-    """A response body read through a bound: a success body past `cap` (announced or sent)
-    is a `WireError`, the rest never read; any other body is cut at `_ERROR_BODY` bytes, so
-    an SDK reading an error body whole still reads a bounded one."""
-
-    def __init__(self, inner: httpx2.AsyncByteStream, response: httpx2.Response,
-                 cap: int) -> None:
-        self._inner = inner
-        self._success = 200 <= response.status_code < 300
-        self._cap = cap
-        self._length = str(response.headers.get("content-length", "") or "")
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        if self._success and self._length.isdigit() and int(self._length) > self._cap:
-            raise WireError(f"the provider announced {int(self._length)} bytes, past the "
-                            f"{self._cap}-byte cap", oversize=True)
-        seen = 0
-        async for chunk in self._inner:
-            seen += len(chunk)
-            if self._success and seen > self._cap:
-                raise WireError(f"the provider sent more than the {self._cap}-byte cap",
-                                oversize=True)
-            if not self._success and seen >= _ERROR_BODY:
-                yield chunk[:len(chunk) - (seen - _ERROR_BODY)]
-                return
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
+def _oversize(found: Oversize) -> WireError:
+    if found.size is not None:
+        return WireError(f"the provider announced {found.size} bytes, past the "
+                         f"{found.cap}-byte cap", oversize=True)
+    return WireError(f"the provider sent more than the {found.cap}-byte cap", oversize=True)
 
 
-class _CappedTransport(httpx2.AsyncBaseTransport):
-    """The HTTP transport with every response body bounded (`_CappedBody`)."""
-
-    def __init__(self, cap: int) -> None:
-        self._inner = httpx2.AsyncHTTPTransport()
-        self._cap = cap
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        response = await self._inner.handle_async_request(request)
-        stream = response.stream
-        assert isinstance(stream, httpx2.AsyncByteStream)  # an async transport's body
-        response.stream = _CappedBody(stream, response, self._cap)
-        return response
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
+def _client(call: SpeechCall) -> httpx2.AsyncClient:
+    return wire.client(call.timeout_s, call.cap, error_cap=_ERROR_BODY)
 
 
 async def openai_speech(call: SpeechCall) -> bytes:
@@ -129,22 +91,25 @@ async def openai_speech(call: SpeechCall) -> bytes:
         extra["response_format"] = call.response_format
     if call.speed is not None:
         extra["speed"] = call.speed
-    timeout = httpx2.Timeout(call.timeout_s)
-    http = openai.DefaultAsyncHttpxClient(follow_redirects=False, timeout=timeout,
-                                          transport=_CappedTransport(call.cap))
     # A keyless local server still gets a placeholder: the SDK refuses an empty key.
     client = openai.AsyncOpenAI(api_key=call.key or "no-key", base_url=call.base_url,
-                                timeout=timeout, max_retries=0, http_client=http)
+                                timeout=httpx2.Timeout(call.timeout_s), max_retries=0,
+                                http_client=_client(call))
     try:
         async with client, client.audio.speech.with_streaming_response.create(
             model=call.model, voice=call.voice, input=call.text, **extra
         ) as response:
             return await response.read()
+    except Oversize as over:  # a body streamed past the cap
+        raise _oversize(over) from None
     except openai.APIStatusError as err:
         raise _status_error(err.response, _text(err.response)) from None
     except openai.APITimeoutError:
         raise WireError("the provider did not answer in time", transient=True) from None
-    except openai.APIConnectionError:
+    except openai.APIConnectionError as err:
+        found = oversize_in(err)  # announced past the cap: refused in the transport
+        if found is not None:
+            raise _oversize(found) from None
         raise WireError("the provider could not be reached", transient=True) from None
     except (httpx2.TimeoutException, httpx2.TransportError) as err:  # mid-body, past the SDK
         raise _transport(err) from None
@@ -159,8 +124,7 @@ async def elevenlabs_speech(call: SpeechCall, output_format: str) -> bytes:
     headers = {"xi-api-key": call.key or "", "accept": "audio/*"}
     try:
         async with (
-            httpx2.AsyncClient(follow_redirects=False, timeout=call.timeout_s,
-                               transport=_CappedTransport(call.cap)) as client,
+            _client(call) as client,
             client.stream("POST", url, params={"output_format": output_format},
                           headers=headers, json=body) as response,
         ):
@@ -168,6 +132,8 @@ async def elevenlabs_speech(call: SpeechCall, output_format: str) -> bytes:
             if response.status_code != 200:
                 raise _status_error(response, data.decode("utf-8", "replace"))
             return data
+    except Oversize as found:
+        raise _oversize(found) from None
     except (httpx2.TimeoutException, httpx2.TransportError) as err:
         raise _transport(err) from None
 
