@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 from nika.journal.bus import RunEvent
 from nika.journal.frames import CostIncurred, PricedCall, RunTotals, model_call
@@ -104,17 +104,26 @@ class Spend:
         return "; ".join(sorted(self.unpriced)) if self.unpriced else None
 
 
-def tool_spend(value: Any) -> Decimal | None:
-    """The real spend a tool's output reports: its top-level `cost_usd` when that is a finite,
-    non-negative number; None otherwise (absent, null, or not a number — never a guess)."""
-    if not isinstance(value, dict):
-        return None
-    cost = value.get("cost_usd")
+MAX_REPORTED_USD: Final = 1e9
+"""The most dollars one tool call may report: past it no bill is real (a hostile or broken
+journal's `1e300`), so the amount counts as not reported — never clamped to a made-up one."""
+
+
+def reported(cost: Any) -> Decimal | None:
+    """A tool's reported spend as dollars: a finite number in `[0, MAX_REPORTED_USD]`; None
+    otherwise (absent, not a number, infinite, negative or absurd — never a guess). Every
+    reader of a journal's `cost_usd` goes through it: the journal is untrusted input."""
     if isinstance(cost, bool) or not isinstance(cost, int | float):
         return None
-    if not math.isfinite(cost) or cost < 0:
+    if not math.isfinite(cost) or not 0 <= cost <= MAX_REPORTED_USD:
         return None
     return Decimal(str(cost))
+
+
+def tool_spend(value: Any) -> Decimal | None:
+    """The real spend a tool's output reports: its top-level `cost_usd` when `reported`
+    accepts it; None otherwise."""
+    return reported(value.get("cost_usd")) if isinstance(value, dict) else None
 
 
 def fold(calls: Iterable[PricedCall], spent: Iterable[Decimal] = ()) -> Spend:
@@ -143,9 +152,10 @@ class CostLedger:
         if event.task is None:
             return
         if isinstance(frame, CostIncurred) and frame.cost_usd is not None:
-            dollars = Decimal(str(frame.cost_usd))  # a tool's own reported spend: no tokens
-            for spend in (self.run, self._task(event.task)):
-                spend.report(dollars)
+            dollars = reported(frame.cost_usd)  # a tool's own reported spend: no tokens
+            if dollars is not None:
+                self.run.report(dollars)
+                self._task(event.task).report(dollars)
             return
         call = model_call(frame)
         if call is not None:

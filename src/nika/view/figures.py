@@ -9,6 +9,7 @@ law), and spend that is partly priced says how many calls it leaves out.
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Final
 
 from nika.journal.ledger import Spend
 
@@ -29,9 +30,18 @@ def tokens_text(input_tokens: int | None, output_tokens: int | None) -> str:
     return f"{count(input_tokens)}→{count(output_tokens)} tokens"
 
 
+_PLAIN_FROM: Final = Decimal("1e15")
+"""From here on an amount is spelt plainly (`$1e+300`): quantizing it to the micro-dollar would
+pass the decimal context's 28 digits, and no real bill is that large."""
+
+
 def usd_text(usd: Decimal | float) -> str:
-    """Dollars to the micro-dollar the ledger keeps: `$0.018`, `$0.000123`."""
-    text = f"{Decimal(str(usd)).quantize(Decimal('0.000001')):f}".rstrip("0")
+    """Dollars to the micro-dollar the ledger keeps: `$0.018`, `$0.000123`. An untrusted
+    journal's absurd figure never raises: `$1e+300`, `$inf`, `$nan` (spelt plainly)."""
+    amount = Decimal(str(usd))
+    if not amount.is_finite() or abs(amount) >= _PLAIN_FROM:
+        return f"${float(amount):g}"
+    text = f"{amount.quantize(Decimal('0.000001')):f}".rstrip("0")
     return "$" + (text + "00" if text.endswith(".") else text)
 
 

@@ -23,7 +23,6 @@ human), and a field the journal does not carry is shown as « unrecorded », nev
 from __future__ import annotations
 
 from collections.abc import Iterable
-from decimal import Decimal
 from typing import Any, Final
 
 from rich.console import Console
@@ -56,7 +55,7 @@ from nika.journal.decoded import (
     ReadWorkflowEnded,
     ReadWorkflowStarted,
 )
-from nika.journal.ledger import Spend
+from nika.journal.ledger import Spend, reported
 from nika.journal.verify import Frame, TraceVerdict
 from nika.view._show_content import content_label
 from nika.view.assets import rows, text_line
@@ -164,10 +163,12 @@ class _Task:
                 model = f" · {_safe(record.model)}" if record.model is not None else ""
                 self.tree.label = f"{self.tree.label} [dim]{_safe(record.verb)}{model}[/]"
         elif isinstance(record, ReadCostIncurred) and record.cost_usd is not None:
-            dollars = Decimal(str(record.cost_usd))
-            self.spend.report(dollars)  # real spend: it counts in the task's and run's cost
-            self.tree.add(f"spend {_safe(record.model)} · {usd_text(dollars)} (reported by "
-                          "the tool)")
+            dollars = reported(record.cost_usd)
+            if dollars is not None:  # real spend: it counts in the task's and run's cost
+                self.spend.report(dollars)
+            said = "" if dollars is not None else ", not counted: no real bill"
+            self.tree.add(f"spend {_safe(record.model)} · {usd_text(record.cost_usd)} "
+                          f"(reported by the tool{said})")
         elif isinstance(record, ReadCostIncurred):
             _contents(self.tree.add(_call(record, self.spend)), full, system=record.system,
                       prompt=record.prompt, reply=record.reply)

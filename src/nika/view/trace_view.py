@@ -46,7 +46,7 @@ from nika.journal.decoded import (
     ReadWorkflowEnded,
     ReadWorkflowStarted,
 )
-from nika.journal.ledger import Spend
+from nika.journal.ledger import Spend, reported
 from nika.journal.verify import Frame, TraceVerdict
 from nika.view.assets import AssetRow, rows
 from nika.view.figures import cost_text, tokens_text, usd_text
@@ -335,9 +335,11 @@ def _call(task: TaskView, record: ReadCostIncurred) -> str:
     what the model call said among the task's values, and return its note."""
     task.calls.append(record)
     if record.cost_usd is not None:
-        dollars = Decimal(str(record.cost_usd))
-        task.spend.report(dollars)
-        return f"spend {record.model} · {usd_text(dollars)} (reported by the tool)"
+        dollars = reported(record.cost_usd)
+        if dollars is not None:
+            task.spend.report(dollars)
+        why = "" if dollars is not None else ", not counted: no real bill"
+        return f"spend {record.model} · {usd_text(record.cost_usd)} (reported by the tool{why})"
     cost = task.spend.price(record.model, record.input_tokens, record.output_tokens)
     said = {"prompt": record.prompt, "system": record.system, "reply": record.reply}
     n = len(task.calls)
