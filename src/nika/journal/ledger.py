@@ -22,6 +22,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from nika.journal.bus import RunEvent
+from nika.journal.decoded import ReadCostIncurred
 from nika.journal.frames import CostIncurred, PricedCall, RunTotals, model_call
 from nika.prices import call_cost
 
@@ -29,6 +30,20 @@ from nika.prices import call_cost
 def top_task(task: str) -> str:
     """The workflow-level task a (possibly nested, possibly iterated) frame belongs to."""
     return task.split("/", 1)[0].split("[", 1)[0]
+
+
+NOT_COUNTED: Final = "not counted: no real bill"
+"""Why a tool's journaled spend counts no dollars (see `reported`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """What one `cost_incurred` frame counted (`Spend.count`)."""
+
+    cost: Decimal | str
+    """Its dollars, or why it has none."""
+    tool: bool
+    """A tool's own reported spend (no model call), not a model call."""
 
 
 @dataclass(slots=True)
@@ -65,6 +80,19 @@ class Spend:
                 else call_cost(model, input_tokens, output_tokens))
         self.add(cost, (model or "", input_tokens, output_tokens))
         return cost
+
+    def count(self, record: ReadCostIncurred) -> Counted:
+        """Count one journaled `cost_incurred` frame — the views' one fold of it: a tool's
+        own reported spend (when `reported` accepts it), else a model call priced at the
+        shipped table."""
+        if record.cost_usd is not None:
+            dollars = reported(record.cost_usd)
+            if dollars is None:
+                return Counted(NOT_COUNTED, tool=True)
+            self.report(dollars)
+            return Counted(dollars, tool=True)
+        return Counted(self.price(record.model, record.input_tokens, record.output_tokens),
+                       tool=False)
 
     def report(self, dollars: Decimal) -> None:
         """Count a tool's own reported spend: real dollars, no model call, no tokens."""

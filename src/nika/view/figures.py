@@ -11,7 +11,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Final
 
-from nika.journal.ledger import Spend
+from nika.journal.decoded import ReadCostIncurred
+from nika.journal.ledger import Counted, Spend
 
 
 def size_text(size: int) -> str:
@@ -48,6 +49,17 @@ def usd_text(usd: Decimal | float) -> str:
 def cost_text(cost: Decimal | str) -> str:
     """One call's cost (`nika.prices.call_cost`): dollars, or `unpriced`."""
     return usd_text(cost) if isinstance(cost, Decimal) else "unpriced"
+
+
+def counted_text(record: ReadCostIncurred, counted: Counted, model: str) -> str:
+    """One `cost_incurred` frame's line, as `Spend.count` counted it: `spend M · $0.07
+    (reported by the tool)` or `model M · 1,000→2,000 tokens · $0.018` (`model`: the record's,
+    escaped for the caller's surface)."""
+    if counted.tool and record.cost_usd is not None:
+        why = "" if isinstance(counted.cost, Decimal) else f", {counted.cost}"
+        return f"spend {model} · {usd_text(record.cost_usd)} (reported by the tool{why})"
+    return (f"model {model} · {tokens_text(record.input_tokens, record.output_tokens)}"
+            f" · {cost_text(counted.cost)}")
 
 
 def spend_text(spend: Spend) -> str:

@@ -55,11 +55,17 @@ from nika.journal.decoded import (
     ReadWorkflowEnded,
     ReadWorkflowStarted,
 )
-from nika.journal.ledger import Spend, reported
+from nika.journal.ledger import Spend
 from nika.journal.verify import Frame, TraceVerdict
 from nika.view._show_content import content_label
 from nika.view.assets import rows, text_line
-from nika.view.figures import cost_text, duration_text, spend_text, tokens_text, usd_text
+from nika.view.figures import (
+    cost_text,
+    counted_text,
+    duration_text,
+    spend_text,
+    tokens_text,
+)
 from nika.view.recovery import recovered_from, recovery_text
 
 _OUTCOME_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
@@ -162,16 +168,12 @@ class _Task:
                 self.labelled = True
                 model = f" · {_safe(record.model)}" if record.model is not None else ""
                 self.tree.label = f"{self.tree.label} [dim]{_safe(record.verb)}{model}[/]"
-        elif isinstance(record, ReadCostIncurred) and record.cost_usd is not None:
-            dollars = reported(record.cost_usd)
-            if dollars is not None:  # real spend: it counts in the task's and run's cost
-                self.spend.report(dollars)
-            said = "" if dollars is not None else ", not counted: no real bill"
-            self.tree.add(f"spend {_safe(record.model)} · {usd_text(record.cost_usd)} "
-                          f"(reported by the tool{said})")
         elif isinstance(record, ReadCostIncurred):
-            _contents(self.tree.add(_call(record, self.spend)), full, system=record.system,
-                      prompt=record.prompt, reply=record.reply)
+            counted = self.spend.count(record)  # a tool's bill counts in the task's cost too
+            node = self.tree.add(counted_text(record, counted, _safe(record.model)))
+            if not counted.tool:
+                _contents(node, full, system=record.system, prompt=record.prompt,
+                          reply=record.reply)
         elif isinstance(record, ReadPermitChecked):
             style = "green" if record.decision == "allow" else "red"
             # An env composition that passes no declared name has no target to show.

@@ -46,10 +46,10 @@ from nika.journal.decoded import (
     ReadWorkflowEnded,
     ReadWorkflowStarted,
 )
-from nika.journal.ledger import Spend, reported
+from nika.journal.ledger import Spend
 from nika.journal.verify import Frame, TraceVerdict
 from nika.view.assets import AssetRow, rows
-from nika.view.figures import cost_text, tokens_text, usd_text
+from nika.view.figures import counted_text
 from nika.view.recovery import recovered_from, task_error
 
 Values = dict[str, Any]
@@ -334,20 +334,14 @@ def _call(task: TaskView, record: ReadCostIncurred) -> str:
     """Count one `cost_incurred` frame (a model call, or a tool's own reported spend), keep
     what the model call said among the task's values, and return its note."""
     task.calls.append(record)
-    if record.cost_usd is not None:
-        dollars = reported(record.cost_usd)
-        if dollars is not None:
-            task.spend.report(dollars)
-        why = "" if dollars is not None else ", not counted: no real bill"
-        return f"spend {record.model} · {usd_text(record.cost_usd)} (reported by the tool{why})"
-    cost = task.spend.price(record.model, record.input_tokens, record.output_tokens)
-    said = {"prompt": record.prompt, "system": record.system, "reply": record.reply}
-    n = len(task.calls)
-    for label, text in said.items():
-        if text is not None:
-            task.values[label if n == 1 else f"{label} ({n})"] = text
-    return (f"model {record.model} · {tokens_text(record.input_tokens, record.output_tokens)}"
-            f" · {cost_text(cost)}")
+    counted = task.spend.count(record)
+    if not counted.tool:
+        said = {"prompt": record.prompt, "system": record.system, "reply": record.reply}
+        n = len(task.calls)
+        for label, text in said.items():
+            if text is not None:
+                task.values[label if n == 1 else f"{label} ({n})"] = text
+    return counted_text(record, counted, record.model or "unrecorded")
 
 
 def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
