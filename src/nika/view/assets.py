@@ -6,8 +6,10 @@ lists them in an Assets section and, for a PNG only, shows a bounded thumbnail i
 `data:` image — the file read from the run's directory, kept only when its bytes still hash to
 what the journal recorded, decoded by `nika.media.png` (its header judged first, and a view
 budget below the decoder's), box-downscaled in integer arithmetic, and re-encoded by our own
-PNG writer to at most `THUMB_MAX_BYTES`. No file URL, no audio element: the page stays one
-self-contained file under its CSP (which allows `img-src data:`, nothing more).
+PNG writer to at most `THUMB_MAX_BYTES`. The journal is untrusted: a task lists at most the
+`MAX_ASSETS` a run records, a page makes at most `MAX_THUMBNAILS`. No file URL, no audio
+element: the page stays one self-contained file under its CSP (which allows `img-src data:`,
+nothing more).
 """
 
 from __future__ import annotations

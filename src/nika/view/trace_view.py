@@ -12,8 +12,9 @@ the repeated block, and a stalled run's task error (`NIKA-AGENT-006` with its si
 calls) is kept whole.
 
 What was said is kept as `values`: ordered label → value maps a renderer folds (`_page.values`)
-— a task's `output`, each tool call's `arguments` and `result`, the workflow's `outputs` — and
-every model call is priced once, at the engine's table (`Spend`: per turn, per task, per run).
+— a task's `output`, an agent run's `system` and `prompt`, each tool call's (an agent's or an
+`invoke:`'s) `arguments` and `result`, the workflow's `outputs` — and every model call is
+priced once, at the engine's table (`Spend`: per turn, per task, per run).
 """
 
 from __future__ import annotations
