@@ -6,8 +6,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from nika.journal.bus import RunEvent
+from nika.journal.decoded import ReadCostIncurred
 from nika.journal.frames import CostIncurred
-from nika.journal.ledger import CostLedger, Spend, fold
+from nika.journal.ledger import NOT_COUNTED, CostLedger, Counted, Spend, fold
 
 
 def test_a_call_is_priced_or_unpriced_with_why_never_zero() -> None:
@@ -51,3 +52,23 @@ def test_the_ledger_keeps_each_tasks_spend_and_the_runs() -> None:
     totals = ledger.totals(2_000_000)
     assert totals.total_cost_usd == 0.0775 and totals.unpriced_calls is None
     assert (totals.input_tokens, totals.output_tokens, totals.duration_ms) == (1000, 500, 2)
+
+
+def test_count_folds_a_journaled_frame_once_for_every_view() -> None:
+    spend = Spend()
+    counted = [spend.count(ReadCostIncurred(model="nika:image_generate", cost_usd=cost))
+               for cost in (0.07, 1e300, float("inf"), -1.0)]
+    assert counted == [Counted(Decimal("0.07"), tool=True)] + [Counted(NOT_COUNTED, tool=True)] * 3
+    assert spend.count(ReadCostIncurred(model="openai/gpt-4o", input_tokens=1000,
+                                        output_tokens=500)) == Counted(Decimal("0.0075"),
+                                                                       tool=False)
+    assert (spend.calls, spend.reported, spend.usd) == (1, 1, Decimal("0.0775"))
+
+
+def test_the_ledger_counts_no_absurd_reported_spend() -> None:
+    ledger = CostLedger()
+    for seq, cost in enumerate((1e300, 0.07)):
+        ledger.emit(RunEvent(seq, CostIncurred(task="draw", model="nika:image_generate",
+                                               input_tokens=None, output_tokens=None,
+                                               cost_usd=cost), seq))
+    assert ledger.run.usd == Decimal("0.07") and ledger.run.reported == 1

@@ -101,6 +101,8 @@ def test_the_budget_counts_a_tools_spend(tmp_path: Path,
     ({"cost_usd": 0.07}, "0.07"), ({"cost_usd": 0}, "0"), ({"cost_usd": None}, None),
     ({"cost_usd": True}, None), ({"cost_usd": -1.0}, None), ({"cost_usd": float("nan")}, None),
     ({"cost_usd": "0.07"}, None), ([{"cost_usd": 1}], None), ({}, None),
+    ({"cost_usd": float("inf")}, None), ({"cost_usd": 1e300}, None),
+    ({"cost_usd": 1e9}, "1000000000.0"), ({"cost_usd": 1e9 + 1}, None),
 ])
 def test_only_a_real_number_is_spend(value: Any, spend: str | None) -> None:
     found = tool_spend(value)

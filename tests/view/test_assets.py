@@ -16,9 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.journal._journals import chained_journal
 
+from nika.journal.assets import MAX_ASSETS
 from nika.media.png import decode, encode
 from nika.view.assets import (
+    MAX_THUMBNAILS,
     THUMB_MAX_BYTES,
     THUMB_SIDE,
     AssetRow,
@@ -194,3 +197,25 @@ def test_the_page_shows_a_png_thumbnail_and_loads_nothing(run_dir):
     assert len(base64.b64decode(uri)) <= THUMB_MAX_BYTES
     assert "out/speech/speech-mock-mock-tts-1-" in section_html and "in.png" not in section_html
     assert "file:" not in page and "<audio" not in page and "http://" not in page
+
+
+def test_a_crafted_journal_gets_bounded_rows_and_thumbnails(tmp_path):
+    png = encode(_noise(200, 200, 3))
+    (tmp_path / "big.png").write_bytes(png)
+    entry = {"path": "big.png", "sha256": hashlib.sha256(png).hexdigest(), "bytes": len(png),
+             "width": 200, "height": 200}
+    assert len(rows([entry] * 1000)) == MAX_ASSETS  # no run records more than it
+    (tmp_path / ".nika" / "traces").mkdir(parents=True)
+    journal = chained_journal(tmp_path / ".nika" / "traces" / "j.ndjson", [
+        ("workflow_started", {"workflow": "w", "tasks": 40}),
+        *(("task_completed", {"task": f"t{n}", "duration_ms": 1, "assets": [entry] * 1000})
+          for n in range(40)),
+        ("workflow_completed", {"state": "success"}),
+    ])
+    written = _cli(tmp_path, "show", str(journal), "--html", "page.html")
+    assert written.returncode == 0, written.stderr
+    page = (tmp_path / "page.html").read_text()
+    section_html = page.split("<section id=assets>", 1)[1].split("</section>", 1)[0]
+    assert section_html.count("<li>") == 40 * MAX_ASSETS
+    assert section_html.count("<img class=thumb") == MAX_THUMBNAILS
+    assert len(page) < 8 << 20

@@ -40,6 +40,14 @@ def test_money_is_dollars_or_unpriced_never_a_made_up_zero() -> None:
     assert spend_text(billed) == "$0.07"
 
 
+def test_an_absurd_amount_is_spelt_plainly_and_never_raises() -> None:
+    # An untrusted journal's figure: quantizing these to the micro-dollar would raise.
+    assert [usd_text(v) for v in (1e300, 1e22, float("inf"), -float("inf"), float("nan"),
+                                   Decimal("1E+40"))] == \
+        ["$1e+300", "$1e+22", "$inf", "$-inf", "$nan", "$1e+40"]
+    assert usd_text(Decimal("999999999.5")) == "$999999999.5"
+
+
 def test_a_long_value_folds_to_its_first_line_and_its_size() -> None:
     long = Captured.of("first line\n" + "x" * FOLD_CHARS)
     assert content_label("reply", long, full=False) == \

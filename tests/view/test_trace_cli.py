@@ -10,9 +10,11 @@ import pytest
 from tests.journal._journals import chained_journal
 from tests.run._harness import RESEARCH_AGENT
 
+from nika.canonical import canonical_json
 from nika.cli import main
 from nika.journal.writer import line_hash
 from nika.masking import MASK
+from nika.prices import table_pin
 
 AGENT_FLOW = "nika: show-demo\n" + RESEARCH_AGENT
 
@@ -226,3 +228,34 @@ def test_a_child_workflow_is_journalled_nested_under_its_invoker(
     assert len(nested) == 2 and all(line.startswith("├── call/") for line in nested)
     assert any(line.startswith("call ") for line in lines)
     assert any(line.startswith("after_call ") for line in lines)
+
+
+@pytest.mark.parametrize("absurd", [1e300, 1e25])
+def test_an_absurd_reported_spend_crashes_no_view(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        absurd: float) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "200")  # rich wraps at the terminal's width
+    (tmp_path / ".nika" / "traces").mkdir(parents=True)
+    path = chained_journal(tmp_path / ".nika" / "traces" / "j.ndjson", [
+        ("workflow_started", {"workflow": "w", "tasks": 1,
+                              "pricing": canonical_json(table_pin().to_dict())}),
+        ("cost_incurred", {"task": "a", "model": "nika:image_generate", "cost_usd": absurd}),
+        ("cost_incurred", {"task": "a", "model": "nika:image_generate", "cost_usd": 0.07}),
+        ("task_completed", {"task": "a", "duration_ms": 4, "cost_usd": absurd}),
+        ("workflow_completed", {"state": "success", "total_cost_usd": absurd}),
+    ])
+    assert main(["trace", "verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    # the absurd bill is not counted: the replay holds only the real one, and diverges
+    assert "$0.07 over 1 priced call(s)" in out
+    assert f"DIVERGES from the journaled total ${absurd:g}" in out
+    assert main(["trace", "show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"${absurd:g} (reported by the tool, not counted: no real bill)" in out
+    assert "$0.07 (reported by the tool)" in out
+    page = tmp_path / "page.html"
+    assert main(["trace", "show", str(path), "--html", str(page)]) == 0
+    assert "not counted: no real bill" in page.read_text(encoding="utf-8")
+    assert main(["trace", "ls"]) == 0
+    assert f"${absurd:g}" in capsys.readouterr().out

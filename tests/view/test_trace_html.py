@@ -245,3 +245,28 @@ def test_captured_values_show_their_size_and_digest_folded(tmp_path: Path) -> No
     assert "It begins" in text and '{"k": [1, 2]}' in text and "unrecorded" in text
     assert [d for d in page.text if d in ("reply", "output", "prompt")] == [
         "reply", "output", "prompt"]  # in their order
+
+
+def test_the_page_shows_an_agents_prompt_and_an_invokes_arguments_and_result(
+        tmp_path: Path) -> None:
+    text = _page(chained_journal(tmp_path / "j.ndjson", [
+        ("workflow_started", {"workflow": "w", "tasks": 2}),
+        ("verb_invoked", {"task": "a", "agent_event": "run_started", "attempt": 1,
+                          "model": "mock/echo", "prompt": "<b>draft</b> it",
+                          "system": "be <brief>"}),
+        ("verb_invoked", {"task": "a", "agent_event": "model_called", "turn": 1, "attempt": 1,
+                          "model": "mock/echo", "reply": "done"}),
+        ("task_completed", {"task": "a", "duration_ms": 1, "turns": 1}),
+        ("tool_invoked", {"task": "v", "tool": "nika:read", "arguments": {"path": "<n>"},
+                          "result": "<i>the file</i>"}),
+        ("task_completed", {"task": "v", "duration_ms": 1}),
+        ("workflow_completed", {"state": "success"}),
+    ]))
+    agent = text.split("<section class=task id=t0>", 1)[1].split("</section>", 1)[0]
+    prompt, system, turns = (agent.index(s) for s in (
+        "<pre>&lt;b&gt;draft&lt;/b&gt; it", "<pre>be &lt;brief&gt;", "<div class=turns>"))
+    assert system < prompt < turns  # what the run was told, before what it did
+    invoke = text.split("id=t1>", 1)[1].split("</div>", 1)[0]
+    assert "<dt>result</dt>" in invoke and "&lt;i&gt;the file&lt;/i&gt;" in invoke
+    assert "<dt>arguments</dt>" in invoke and "&lt;n&gt;" in invoke
+    assert "<i>the file" not in text and "<b>draft" not in text

@@ -122,16 +122,31 @@ def test_the_runs_content_is_folded_where_it_happened() -> None:
                                 "output_tokens": 4, "duration_ms": 5}),
     ), OK)
     infer = view.tasks["i"]
-    [call] = infer.calls
-    assert call.prompt is not None and call.prompt.text == "ask"
-    assert call.reply is not None and call.reply.truncated and call.reply.bytes == 9000
-    assert infer.inputs is not None and json.loads(infer.inputs.text) == {"x": 1}
-    assert infer.output is not None and infer.output.text == '"ok"'
+    assert list(infer.values) == ["inputs", "prompt", "reply", "output"]  # the reading order
+    assert infer.values["prompt"].text == "ask"
+    assert infer.values["reply"].truncated and infer.values["reply"].bytes == 9000
+    assert json.loads(infer.values["inputs"].text) == {"x": 1}
+    assert infer.values["output"].text == '"ok"'
     run = next(iter(view.tasks["a"].runs.values()))
-    assert run.prompt is not None and run.system is not None and run.system.text == "be brief"
+    assert list(run.values) == ["system", "prompt"]
+    assert run.values["system"].text == "be brief" and run.values["prompt"].text == "go"
     turn = run.turns[1]
-    assert turn.reply is not None and turn.reply.text == "done"
+    assert turn.values["reply"].text == "done"
     [tool] = turn.tools
-    assert tool.arguments is not None and tool.arguments.text == '{"path":"n"}'
-    assert view.end is not None and view.end.outputs is not None
-    assert (view.end.input_tokens, view.end.output_tokens, view.end.duration_ms) == (3, 4, 5)
+    assert tool.values["arguments"].text == '{"path":"n"}'
+    assert tool.values["result"].text == "text"
+    assert view.values["outputs"].text == '{"a":1}'
+
+
+def test_an_invoke_keeps_each_calls_arguments_and_result_numbered() -> None:
+    view = fold(_frames(
+        ("tool_invoked", {"task": "v", "tool": "nika:read", "arguments": {"path": "a"},
+                          "result": "first"}),
+        ("tool_invoked", {"task": "v", "tool": "nika:read", "arguments": {"path": "b"},
+                          "result": "second"}),
+        ("task_completed", {"task": "v", "output": '"second"'}),
+    ), OK)
+    task = view.tasks["v"]
+    assert list(task.values) == ["arguments", "result", "arguments (2)", "result (2)", "output"]
+    assert task.values["result (2)"].text == "second"
+    assert task.notes == ["tool nika:read", "tool nika:read"]

@@ -19,9 +19,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 from nika.journal.bus import RunEvent
+from nika.journal.decoded import ReadCostIncurred
 from nika.journal.frames import CostIncurred, PricedCall, RunTotals, model_call
 from nika.prices import call_cost
 
@@ -29,6 +30,20 @@ from nika.prices import call_cost
 def top_task(task: str) -> str:
     """The workflow-level task a (possibly nested, possibly iterated) frame belongs to."""
     return task.split("/", 1)[0].split("[", 1)[0]
+
+
+NOT_COUNTED: Final = "not counted: no real bill"
+"""Why a tool's journaled spend counts no dollars (see `reported`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """What one `cost_incurred` frame counted (`Spend.count`)."""
+
+    cost: Decimal | str
+    """Its dollars, or why it has none."""
+    tool: bool
+    """A tool's own reported spend (no model call), not a model call."""
 
 
 @dataclass(slots=True)
@@ -65,6 +80,19 @@ class Spend:
                 else call_cost(model, input_tokens, output_tokens))
         self.add(cost, (model or "", input_tokens, output_tokens))
         return cost
+
+    def count(self, record: ReadCostIncurred) -> Counted:
+        """Count one journaled `cost_incurred` frame — the views' one fold of it: a tool's
+        own reported spend (when `reported` accepts it), else a model call priced at the
+        shipped table."""
+        if record.cost_usd is not None:
+            dollars = reported(record.cost_usd)
+            if dollars is None:
+                return Counted(NOT_COUNTED, tool=True)
+            self.report(dollars)
+            return Counted(dollars, tool=True)
+        return Counted(self.price(record.model, record.input_tokens, record.output_tokens),
+                       tool=False)
 
     def report(self, dollars: Decimal) -> None:
         """Count a tool's own reported spend: real dollars, no model call, no tokens."""
@@ -104,17 +132,26 @@ class Spend:
         return "; ".join(sorted(self.unpriced)) if self.unpriced else None
 
 
-def tool_spend(value: Any) -> Decimal | None:
-    """The real spend a tool's output reports: its top-level `cost_usd` when that is a finite,
-    non-negative number; None otherwise (absent, null, or not a number — never a guess)."""
-    if not isinstance(value, dict):
-        return None
-    cost = value.get("cost_usd")
+MAX_REPORTED_USD: Final = 1e9
+"""The most dollars one tool call may report: past it no bill is real (a hostile or broken
+journal's `1e300`), so the amount counts as not reported — never clamped to a made-up one."""
+
+
+def reported(cost: Any) -> Decimal | None:
+    """A tool's reported spend as dollars: a finite number in `[0, MAX_REPORTED_USD]`; None
+    otherwise (absent, not a number, infinite, negative or absurd — never a guess). Every
+    reader of a journal's `cost_usd` goes through it: the journal is untrusted input."""
     if isinstance(cost, bool) or not isinstance(cost, int | float):
         return None
-    if not math.isfinite(cost) or cost < 0:
+    if not math.isfinite(cost) or not 0 <= cost <= MAX_REPORTED_USD:
         return None
     return Decimal(str(cost))
+
+
+def tool_spend(value: Any) -> Decimal | None:
+    """The real spend a tool's output reports: its top-level `cost_usd` when `reported`
+    accepts it; None otherwise."""
+    return reported(value.get("cost_usd")) if isinstance(value, dict) else None
 
 
 def fold(calls: Iterable[PricedCall], spent: Iterable[Decimal] = ()) -> Spend:
@@ -143,9 +180,10 @@ class CostLedger:
         if event.task is None:
             return
         if isinstance(frame, CostIncurred) and frame.cost_usd is not None:
-            dollars = Decimal(str(frame.cost_usd))  # a tool's own reported spend: no tokens
-            for spend in (self.run, self._task(event.task)):
-                spend.report(dollars)
+            dollars = reported(frame.cost_usd)  # a tool's own reported spend: no tokens
+            if dollars is not None:
+                self.run.report(dollars)
+                self._task(event.task).report(dollars)
             return
         call = model_call(frame)
         if call is not None:

@@ -6,8 +6,10 @@ lists them in an Assets section and, for a PNG only, shows a bounded thumbnail i
 `data:` image — the file read from the run's directory, kept only when its bytes still hash to
 what the journal recorded, decoded by `nika.media.png` (its header judged first, and a view
 budget below the decoder's), box-downscaled in integer arithmetic, and re-encoded by our own
-PNG writer to at most `THUMB_MAX_BYTES`. No file URL, no audio element: the page stays one
-self-contained file under its CSP (which allows `img-src data:`, nothing more).
+PNG writer to at most `THUMB_MAX_BYTES`. The journal is untrusted: a task lists at most the
+`MAX_ASSETS` a run records, a page makes at most `MAX_THUMBNAILS`. No file URL, no audio
+element: the page stays one self-contained file under its CSP (which allows `img-src data:`,
+nothing more).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nika._term import printable
-from nika.journal.assets import MAX_ASSET_BYTES, within
+from nika.journal.assets import MAX_ASSET_BYTES, MAX_ASSETS, within
 from nika.media.png import PngError, decode, encode, read_header
 
 THUMB_MAX_BYTES: Final = 64 * 1024
@@ -33,6 +35,9 @@ THUMB_SIDE: Final = 160
 """A thumbnail's longest side, at most (smaller when the encoding would pass the byte cap)."""
 _VIEW_PIXELS: Final = 1 << 24
 """A PNG past this many pixels gets no thumbnail: the view decodes less than a builtin may."""
+MAX_THUMBNAILS: Final = 32
+"""The most PNG rows of one page that may get a thumbnail: a crafted journal naming one big
+PNG thousands of times never makes the page decode for hours or weigh gigabytes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +61,12 @@ def _int(value: Any) -> int | None:
 
 
 def rows(recorded: Iterable[Mapping[str, Any]] | None) -> tuple[AssetRow, ...]:
-    """The typed rows of a terminal frame's `assets` (entries without a string path dropped)."""
-    out = []
+    """The typed rows of a terminal frame's `assets` (entries without a string path dropped),
+    at most the `MAX_ASSETS` a run records: more came from a crafted journal."""
+    out: list[AssetRow] = []
     for entry in recorded or ():
+        if len(out) == MAX_ASSETS:
+            break
         path, digest, duration = entry.get("path"), entry.get("sha256"), entry.get("duration_s")
         if not isinstance(path, str):
             continue
@@ -112,10 +120,11 @@ def thumbnail(root: Path, row: AssetRow) -> str | None:
         return None
     found = within(root, row.path)
     try:
-        if found is None or found.stat().st_size > MAX_ASSET_BYTES:
+        if found is None:
             return None
-        data = found.read_bytes()
-        if hashlib.sha256(data).hexdigest() != row.sha256:
+        with found.open("rb") as handle:  # bounded read: the file may grow after a stat
+            data = handle.read(MAX_ASSET_BYTES + 1)
+        if len(data) > MAX_ASSET_BYTES or hashlib.sha256(data).hexdigest() != row.sha256:
             return None
         header = read_header(data)
         if header.width * header.height > _VIEW_PIXELS:
@@ -143,10 +152,19 @@ def run_root(journal: Path) -> Path:
 
 def section(assets: Iterable[tuple[str, AssetRow]], root: Path | None) -> str:
     """The page's Assets section: one row per `(task, asset)`, a thumbnail for a PNG when
-    `root` (the run's directory) still holds it; empty when the run recorded none."""
+    `root` (the run's directory) still holds it — for the first `MAX_THUMBNAILS` PNG rows,
+    each file decoded once however often rows name it; empty when the run recorded none."""
     items = []
+    made: dict[tuple[str, str | None], str | None] = {}
+    offered = 0
     for task, row in assets:
-        thumb = thumbnail(root, row) if root is not None else None
+        thumb = None
+        if root is not None and row.is_png and offered < MAX_THUMBNAILS:
+            offered += 1
+            key = (row.path, row.sha256)
+            if key not in made:
+                made[key] = thumbnail(root, row)
+            thumb = made[key]
         image = (f"<img class=thumb alt='' src='{thumb}'>" if thumb is not None
                  else "<span class=thumb></span>")
         words = " · ".join(html.escape(printable(f)) for f in facts(row))

@@ -9,8 +9,10 @@ law), and spend that is partly priced says how many calls it leaves out.
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Final
 
-from nika.journal.ledger import Spend
+from nika.journal.decoded import ReadCostIncurred
+from nika.journal.ledger import Counted, Spend
 
 
 def size_text(size: int) -> str:
@@ -29,15 +31,35 @@ def tokens_text(input_tokens: int | None, output_tokens: int | None) -> str:
     return f"{count(input_tokens)}→{count(output_tokens)} tokens"
 
 
+_PLAIN_FROM: Final = Decimal("1e15")
+"""From here on an amount is spelt plainly (`$1e+300`): quantizing it to the micro-dollar would
+pass the decimal context's 28 digits, and no real bill is that large."""
+
+
 def usd_text(usd: Decimal | float) -> str:
-    """Dollars to the micro-dollar the ledger keeps: `$0.018`, `$0.000123`."""
-    text = f"{Decimal(str(usd)).quantize(Decimal('0.000001')):f}".rstrip("0")
+    """Dollars to the micro-dollar the ledger keeps: `$0.018`, `$0.000123`. An untrusted
+    journal's absurd figure never raises: `$1e+300`, `$inf`, `$nan` (spelt plainly)."""
+    amount = Decimal(str(usd))
+    if not amount.is_finite() or abs(amount) >= _PLAIN_FROM:
+        return f"${float(amount):g}"
+    text = f"{amount.quantize(Decimal('0.000001')):f}".rstrip("0")
     return "$" + (text + "00" if text.endswith(".") else text)
 
 
 def cost_text(cost: Decimal | str) -> str:
     """One call's cost (`nika.prices.call_cost`): dollars, or `unpriced`."""
     return usd_text(cost) if isinstance(cost, Decimal) else "unpriced"
+
+
+def counted_text(record: ReadCostIncurred, counted: Counted, model: str) -> str:
+    """One `cost_incurred` frame's line, as `Spend.count` counted it: `spend M · $0.07
+    (reported by the tool)` or `model M · 1,000→2,000 tokens · $0.018` (`model`: the record's,
+    escaped for the caller's surface)."""
+    if counted.tool and record.cost_usd is not None:
+        why = "" if isinstance(counted.cost, Decimal) else f", {counted.cost}"
+        return f"spend {model} · {usd_text(record.cost_usd)} (reported by the tool{why})"
+    return (f"model {model} · {tokens_text(record.input_tokens, record.output_tokens)}"
+            f" · {cost_text(counted.cost)}")
 
 
 def spend_text(spend: Spend) -> str:

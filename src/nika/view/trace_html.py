@@ -197,6 +197,7 @@ def _run(task_id: str, index: int, run: AgentRun, multi: bool) -> str:
     if multi:
         item = "" if run.iteration is None else f" item {e(run.iteration)}"
         out.append(f"<h3>run{item} · attempt {e(run.attempt)}</h3>")
+    out.append(values(run.values))  # what the run was told, before what it did
     peak = max((t.tokens_used or 0 for t in run.turns.values()), default=0)
     cells, rows = [], []
     previous: Turn | None = None

@@ -23,7 +23,6 @@ human), and a field the journal does not carry is shown as « unrecorded », nev
 from __future__ import annotations
 
 from collections.abc import Iterable
-from decimal import Decimal
 from typing import Any, Final
 
 from rich.console import Console
@@ -60,7 +59,13 @@ from nika.journal.ledger import Spend
 from nika.journal.verify import Frame, TraceVerdict
 from nika.view._show_content import content_label
 from nika.view.assets import rows, text_line
-from nika.view.figures import cost_text, duration_text, spend_text, tokens_text, usd_text
+from nika.view.figures import (
+    cost_text,
+    counted_text,
+    duration_text,
+    spend_text,
+    tokens_text,
+)
 from nika.view.recovery import recovered_from, recovery_text
 
 _OUTCOME_STYLE: Final = {"success": "green", "failure": "red", "cancelled": "magenta",
@@ -163,14 +168,12 @@ class _Task:
                 self.labelled = True
                 model = f" · {_safe(record.model)}" if record.model is not None else ""
                 self.tree.label = f"{self.tree.label} [dim]{_safe(record.verb)}{model}[/]"
-        elif isinstance(record, ReadCostIncurred) and record.cost_usd is not None:
-            dollars = Decimal(str(record.cost_usd))
-            self.spend.report(dollars)  # real spend: it counts in the task's and run's cost
-            self.tree.add(f"spend {_safe(record.model)} · {usd_text(dollars)} (reported by "
-                          "the tool)")
         elif isinstance(record, ReadCostIncurred):
-            _contents(self.tree.add(_call(record, self.spend)), full, system=record.system,
-                      prompt=record.prompt, reply=record.reply)
+            counted = self.spend.count(record)  # a tool's bill counts in the task's cost too
+            node = self.tree.add(counted_text(record, counted, _safe(record.model)))
+            if not counted.tool:
+                _contents(node, full, system=record.system, prompt=record.prompt,
+                          reply=record.reply)
         elif isinstance(record, ReadPermitChecked):
             style = "green" if record.decision == "allow" else "red"
             # An env composition that passes no declared name has no target to show.

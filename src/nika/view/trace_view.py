@@ -12,12 +12,14 @@ the repeated block, and a stalled run's task error (`NIKA-AGENT-006` with its si
 calls) is kept whole.
 
 What was said is kept as `values`: ordered label → value maps a renderer folds (`_page.values`)
-— a task's `output`, each tool call's `arguments` and `result`, the workflow's `outputs` — and
-every model call is priced once, at the engine's table (`Spend`: per turn, per task, per run).
+— a task's `output`, an agent run's `system` and `prompt`, each tool call's (an agent's or an
+`invoke:`'s) `arguments` and `result`, the workflow's `outputs` — and every model call is
+priced once, at the engine's table (`Spend`: per turn, per task, per run).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -49,7 +51,7 @@ from nika.journal.decoded import (
 from nika.journal.ledger import Spend
 from nika.journal.verify import Frame, TraceVerdict
 from nika.view.assets import AssetRow, rows
-from nika.view.figures import cost_text, tokens_text, usd_text
+from nika.view.figures import counted_text
 from nika.view.recovery import recovered_from, task_error
 
 Values = dict[str, Any]
@@ -66,17 +68,13 @@ class TracedCall:
 
     name: str | None
     call_id: str | None
-    source: str | None
     ok: bool
     error_code: str | None
     duration_ms: float | None
     result_bytes: int | None
-    arguments: Captured | None
-    """The masked arguments, captured (None: the journal did not record them)."""
-    result: Captured | None
-    """What the model read back, masked and captured."""
     values: Values = field(default_factory=dict)
-    """`arguments` and `result` as the page folds them (absent: unrecorded)."""
+    """The masked `arguments` and what the model read back (`result`), captured, as the page
+    folds them (None: the journal did not record it)."""
 
 
 @dataclass(slots=True)
@@ -101,8 +99,6 @@ class Turn:
     """The model call's USD cost at the engine's table, or why it has none (None: no call)."""
     values: Values = field(default_factory=dict)
     """What the turn said (the model's `reply`, when the journal records it)."""
-    reply: Captured | None = None
-    """The model's reply text (None: not recorded)."""
     tools: list[TracedCall] = field(default_factory=list)
     compose: list[ReadComposeChecked] = field(default_factory=list)
     nudge: ReadNudged | None = None
@@ -127,8 +123,8 @@ class AgentRun:
     attempt: int | str | None
     model: str | None = None
     universe: int | None = None
-    prompt: Captured | None = None
-    system: Captured | None = None
+    values: Values = field(default_factory=dict)
+    """What the run was told (its `system` text and `prompt`), shown before its turns."""
     turns: dict[int | str | None, Turn] = field(default_factory=dict)
 
     def turn(self, number: int | str | None) -> Turn:
@@ -178,18 +174,11 @@ class TaskView:
     """The files the task produced, as its terminal frame recorded them."""
     notes: list[str] = field(default_factory=list)
     """Other facts in frame order (permit decisions, retries, model calls of `infer`)."""
-    calls: list[ReadCostIncurred] = field(default_factory=list)
-    """The model calls of an `infer:` (prompt, system text, reply, tokens), in order."""
-    inputs: Captured | None = None
-    """The resolved `with:` bindings (None: not recorded)."""
-    output: Captured | None = None
-    """The settled value as JSON text (None: not recorded)."""
+    said: Counter[str] = field(default_factory=Counter)
+    """How many model calls (`model`) and tool invocations (`tool`) put their content among
+    the values, so the second one's reads `prompt (2)`, `result (2)`."""
     depth: int = 0
     started: bool = False
-
-    @property
-    def is_agent(self) -> bool:
-        return bool(self.runs)
 
     def run(self, step: ReadAgentStep) -> AgentRun:
         key = (step.iteration, step.attempt)
@@ -210,8 +199,6 @@ class TraceView:
     end_error: Mapping[str, Any] | None = None
     message: str | None = None
     """A paused run's prompt message."""
-    end: ReadWorkflowEnded | None = None
-    """The terminal frame: the workflow's outputs and the run's totals."""
     tasks: dict[str, TaskView] = field(default_factory=dict)
     values: Values = field(default_factory=dict)
     """The workflow's `outputs`, when its terminal frame records them."""
@@ -251,7 +238,8 @@ def _agent(task: TaskView, step: ReadAgentStep) -> None:
     run = task.run(step)
     if isinstance(step, ReadRunStarted):
         run.model, run.universe = step.model, step.universe
-        run.prompt, run.system = step.prompt, step.system
+        run.values.update((label, text) for label, text in
+                          (("system", step.system), ("prompt", step.prompt)) if text is not None)
         task.verb = "agent"
         task.model = task.model or run.model
         return
@@ -263,16 +251,15 @@ def _agent(task: TaskView, step: ReadAgentStep) -> None:
     elif isinstance(step, ReadModelCalled):
         turn.model, turn.finish_reason = step.model, step.finish_reason
         turn.input_tokens, turn.output_tokens = step.input_tokens, step.output_tokens
-        turn.latency_ms, turn.reply = step.duration_ms, step.reply
+        turn.latency_ms = step.duration_ms
         turn.cost = task.spend.price(step.model, step.input_tokens, step.output_tokens)
         if step.reply is not None:
             turn.values["reply"] = step.reply
     elif isinstance(step, ReadToolCompleted):
         turn.tools.append(TracedCall(
-            name=step.name, call_id=step.call_id, source=step.source,
+            name=step.name, call_id=step.call_id,
             ok=step.is_error is False, error_code=step.error_code,
             duration_ms=step.duration_ms, result_bytes=step.result_bytes,
-            arguments=step.arguments, result=step.result,
             values={"arguments": step.arguments, "result": step.result}))
     elif isinstance(step, ReadBudgetCheckpoint):
         turn.turns_used, turn.max_turns = step.turns_used, step.max_turns
@@ -290,8 +277,6 @@ def _note(record: Read) -> str | None:
         return f"permit {record.decision} · {record.gate}".rstrip()
     if isinstance(record, ReadRetrying):
         return f"retry · attempt {record.attempt} · {record.code}"
-    if isinstance(record, ReadToolInvoked):
-        return f"tool {record.tool}"
     return None
 
 
@@ -314,7 +299,6 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
         task.turns, task.tokens = record.turns, record.tokens
         task.error = task_error(record) if kind == "task_failed" else None
         task.recovered_from = recovered_from(record) or task.recovered_from
-        task.inputs, task.output = record.inputs, record.output
         # inputs first, then what the calls said, then the output: the order a reader follows
         task.values = {**({"inputs": record.inputs} if record.inputs is not None else {}),
                        **task.values,
@@ -326,6 +310,9 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
         task.recovered_from = {}  # the terminal frame names the cause
     elif isinstance(record, ReadCostIncurred):
         task.notes.append(_call(task, record))
+    elif isinstance(record, ReadToolInvoked):  # an `invoke:`: what it was given and returned
+        _said(task, "tool", arguments=record.arguments, result=record.result)
+        task.notes.append(f"tool {record.tool}")
     elif (note := _note(record)) is not None:
         task.notes.append(note)
 
@@ -333,19 +320,20 @@ def _task_frame(task: TaskView, frame: Frame, record: Read) -> None:
 def _call(task: TaskView, record: ReadCostIncurred) -> str:
     """Count one `cost_incurred` frame (a model call, or a tool's own reported spend), keep
     what the model call said among the task's values, and return its note."""
-    task.calls.append(record)
-    if record.cost_usd is not None:
-        dollars = Decimal(str(record.cost_usd))
-        task.spend.report(dollars)
-        return f"spend {record.model} · {usd_text(dollars)} (reported by the tool)"
-    cost = task.spend.price(record.model, record.input_tokens, record.output_tokens)
-    said = {"prompt": record.prompt, "system": record.system, "reply": record.reply}
-    n = len(task.calls)
+    counted = task.spend.count(record)
+    if not counted.tool:
+        _said(task, "model", prompt=record.prompt, system=record.system, reply=record.reply)
+    return counted_text(record, counted, record.model or "unrecorded")
+
+
+def _said(task: TaskView, kind: str, **said: Captured | None) -> None:
+    """Keep what one model call or tool invocation said among the task's values, numbered
+    from its second of the `kind`."""
+    task.said[kind] += 1
+    n = task.said[kind]
     for label, text in said.items():
         if text is not None:
             task.values[label if n == 1 else f"{label} ({n})"] = text
-    return (f"model {record.model} · {tokens_text(record.input_tokens, record.output_tokens)}"
-            f" · {cost_text(cost)}")
 
 
 def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
@@ -370,7 +358,7 @@ def fold(frames: Iterable[Frame], verdict: TraceVerdict) -> TraceView:
             _task_frame(task, frame, record)
         elif isinstance(record, ReadWorkflowEnded):
             view.state = record.state or frame.kind.removeprefix("workflow_")
-            view.end_error, view.message, view.end = record.error, record.message, record
+            view.end_error, view.message = record.error, record.message
             if record.outputs is not None:
                 view.values["outputs"] = record.outputs
     for task in view.tasks.values():

@@ -22,6 +22,7 @@ Every journal-derived string passes `printable` (15 §the verifier: the terminal
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Final
@@ -29,7 +30,7 @@ from typing import Any, Final
 from nika._term import printable
 from nika.journal.decoded import ReadCostIncurred, ReadModelCalled, ReadWorkflowEnded
 from nika.journal.frames import INPUT_ORIGINS, PricedCall
-from nika.journal.ledger import fold
+from nika.journal.ledger import fold, reported
 from nika.journal.verify import TERMINAL_KINDS, Frame, TraceVerdict, verify
 from nika.journal.writer import ENGINE_PREFIX
 from nika.prices import table_pin
@@ -63,7 +64,8 @@ class _Collector:
         elif frame.kind == "cost_incurred":
             record = frame.read()
             if isinstance(record, ReadCostIncurred) and record.cost_usd is not None:
-                self.spent.append(Decimal(str(record.cost_usd)))  # a tool's own bill
+                dollars = reported(record.cost_usd)  # a tool's own bill, when it is one
+                self.spent.extend(() if dollars is None else (dollars,))
             elif isinstance(record, ReadCostIncurred | ReadModelCalled):
                 self.calls.append((record.model or "", record.input_tokens,
                                    record.output_tokens))
@@ -159,7 +161,7 @@ def cost_replay(prologue: Mapping[str, Any] | None, calls: list[PricedCall],
             f"({_render_pin(local)}): {usd_text(spend.usd)} over {spend.priced} priced call(s), "
             f"{spend.unpriced_count or 0} unpriced")
     if total is not None:
-        agrees = _micros(spend.usd) == _micros(Decimal(str(total)))
+        agrees = math.isfinite(total) and _micros(spend.usd) == _micros(Decimal(str(total)))
         line += (" · agrees with the journaled total" if agrees else
                  f" · DIVERGES from the journaled total {usd_text(total)}")
     elif spend.priced:
