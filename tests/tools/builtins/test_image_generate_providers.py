@@ -20,6 +20,7 @@ from tests.tools.builtins._image_server import (
     bomb_png,
     gemini_answer,
     gemini_error,
+    gzip_bomb,
     jpeg_bytes,
     openai_error,
     openai_images,
@@ -192,6 +193,17 @@ async def test_a_2gb_announcement_is_refused_before_its_body(ex, srv, base):
     result = await _call(ex, provider="openai")
     assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-007"
     assert "2147483648" in result.error.detail and len(srv.requests) == 1
+    assert _files(base) == []
+
+
+async def test_a_gzip_bomb_is_refused_as_007_never_inflated(ex, srv, base):
+    bomb = gzip_bomb(128 << 20)  # past the 96 MiB cap once inflated; ~130 KB on the wire
+    srv.script(GEN, Scripted(200, bomb, {"content-type": "application/json",
+                                         "content-encoding": "gzip"}))
+    result = await _call(ex, provider="openai")
+    assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-007"
+    assert "`gzip`-coded" in result.error.detail
+    assert srv.requests[0].headers["accept-encoding"] == "identity"
     assert _files(base) == []
 
 
