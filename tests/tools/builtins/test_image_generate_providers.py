@@ -360,3 +360,19 @@ async def test_signed_credentials_are_preserved_byte_for_byte(ex, srv, base):
     assert result.structured["content_credentials"] == "c2pa"
     manifest = json.loads((base / result.structured["manifest_path"]).read_text())
     assert manifest["content_credentials"] == "c2pa"
+
+
+@pytest.mark.parametrize("model", ["../../../evil", "gemini?key=x", "a/b", "-x", "m" * 129])
+async def test_a_gemini_model_that_is_no_id_is_001_before_any_request(ex, srv, base, model):
+    result = await _call(ex, provider="gemini", model=model)
+    assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-001"
+    assert repr(model) in result.error.detail and result.error.details["arg"] == "model"
+    assert srv.requests == [] and _files(base) == []
+
+
+async def test_a_gemini_model_may_carry_its_models_prefix(ex, srv):
+    srv.json(GEMINI, gemini_answer({"inlineData": {"mimeType": "image/png",
+                                                   "data": b64(png_bytes())}}))
+    result = await _call(ex, provider="gemini", model="models/gemini-3.1-flash-image")
+    assert result.error is None, result.error
+    assert [seen.path for seen in srv.requests] == [GEMINI]
