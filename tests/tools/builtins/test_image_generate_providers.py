@@ -376,3 +376,21 @@ async def test_a_gemini_model_may_carry_its_models_prefix(ex, srv):
     result = await _call(ex, provider="gemini", model="models/gemini-3.1-flash-image")
     assert result.error is None, result.error
     assert [seen.path for seen in srv.requests] == [GEMINI]
+
+
+async def test_userinfo_in_the_local_url_never_reaches_an_output_manifest_or_error(make, srv,
+                                                                                    base):
+    ex = make(engine_env={"NIKA_IMAGE_LOCAL_URL": f"http://u:secretpw@127.0.0.1:{srv.port}"},
+              sleep=_no_wait)
+    srv.json(GEN, openai_images(png_bytes()))
+    done = await _call(ex, provider="local", model="sd-1.5")
+    assert done.error is None, done.error
+    assert done.structured["endpoint_host"] == f"127.0.0.1:{srv.port}"
+    manifest = (base / done.structured["manifest_path"]).read_text()
+    srv.json(GEN, openai_error("server exploded", None, "server_error"), status=500)
+    failed = await _call(ex, provider="local", model="sd-1.5")
+    assert failed.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-003"
+    said = [done.content, json.dumps(done.structured), manifest, failed.error.detail,
+            json.dumps(failed.error.details, default=str)]
+    assert f"127.0.0.1:{srv.port}" in manifest
+    assert not [text for text in said if "secretpw" in text]
