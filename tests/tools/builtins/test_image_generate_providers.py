@@ -394,3 +394,21 @@ async def test_userinfo_in_the_local_url_never_reaches_an_output_manifest_or_err
             json.dumps(failed.error.details, default=str)]
     assert f"127.0.0.1:{srv.port}" in manifest
     assert not [text for text in said if "secretpw" in text]
+
+
+@pytest.mark.parametrize("answer", [
+    {"promptFeedback": "x"},
+    {"candidates": "x"},
+    {"candidates": ["x"]},
+    {"candidates": [{"finishReason": ["SAFETY"]}]},
+    {"candidates": [{"content": "x"}]},
+    {"candidates": [{"content": {"parts": "x"}}]},
+    {"candidates": [{"content": {"parts": ["x"]}}]},
+    gemini_answer({"inlineData": {"mimeType": "image/png", "data": b64(png_bytes())}})
+    | {"usageMetadata": [1]},
+])
+async def test_a_malformed_gemini_answer_is_004_never_an_engine_fault(ex, srv, base, answer):
+    srv.json(GEMINI, answer)
+    result = await _call(ex, provider="gemini")
+    assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-004", result.error
+    assert "gemini answer" in result.error.detail and _files(base) == []
