@@ -94,3 +94,13 @@ def test_insert_text_adds_one_chunk_and_keeps_the_rest() -> None:
     assert stamped.replace(_chunk(b"tEXt", b'nika\x00{"tool":"x"}'), b"") == original
     with pytest.raises(png.PngError):
         png.insert_text(b"GIF89a", "nika", "x")
+
+
+@pytest.mark.parametrize("length", [12, 14, 0xFFFFFFFF])
+def test_insert_text_refuses_an_ihdr_that_is_not_13_bytes(length: int) -> None:
+    ihdr = struct.pack(">IIBBBBB", 5, 4, 8, 2, 0, 0, 0) + b"\x00"  # 14 bytes of body
+    odd = (png.SIGNATURE + struct.pack(">I", length) + b"IHDR" + ihdr
+           + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)) + _chunk(b"IEND", b""))
+    with pytest.raises(png.PngError) as caught:
+        png.insert_text(odd, "nika", "x")
+    assert caught.value.kind == "corrupt" and f"declares {length} bytes" in caught.value.detail

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import zlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -412,3 +413,15 @@ async def test_a_malformed_gemini_answer_is_004_never_an_engine_fault(ex, srv, b
     result = await _call(ex, provider="gemini")
     assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-004", result.error
     assert "gemini answer" in result.error.detail and _files(base) == []
+
+
+async def test_a_png_whose_ihdr_is_not_13_bytes_is_007_and_nothing_lands(ex, srv, base):
+    good = png_bytes()
+    body = good[16:29] + b"\x00"  # IHDR's 13 bytes and one more
+    odd = (png.SIGNATURE + len(body).to_bytes(4, "big") + b"IHDR" + body
+           + zlib.crc32(b"IHDR" + body).to_bytes(4, "big") + good[33:])
+    srv.json(GEN, openai_images(good, odd))
+    result = await _call(ex, provider="openai", n=2)
+    assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-007"
+    assert "image 1" in result.error.detail and "declares 14 bytes" in result.error.detail
+    assert _files(base) == []  # the good first image was not written either

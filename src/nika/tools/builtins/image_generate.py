@@ -138,7 +138,7 @@ def _validated(p: Plan, payload: bytes, index: int, cap: int,
             "width": found.width, "height": found.height, "warnings": warnings}
 
 
-def _provenance(p: Plan, payload: bytes) -> tuple[bytes, str | None]:
+def _provenance(p: Plan, payload: bytes, index: int) -> tuple[bytes, str | None]:
     """The payload as it lands, and its credentials label: a signed payload untouched; an
     unsigned PNG with the deterministic provenance core as a `nika` tEXt chunk."""
     credentials = content_credentials(payload)
@@ -148,7 +148,11 @@ def _provenance(p: Plan, payload: bytes) -> tuple[bytes, str | None]:
             "provider": p.provider, "model": p.model, "seed": p.seed,
             "prompt": p.prompt[:_PROVENANCE_PROMPT]}
     text = json.dumps(core, sort_keys=True, separators=(",", ":"))  # ASCII: tEXt is Latin-1
-    return png.insert_text(payload, "nika", text), None
+    try:
+        return png.insert_text(payload, "nika", text), None
+    except png.PngError as err:
+        raise fail(IG_007, f"image {index} from {p.provider} is a broken PNG: {err.detail}",
+                   index=index, provider=p.provider) from None
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
@@ -168,9 +172,9 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     declared = (*rendered.declared, *(None,) * len(payloads))[:len(payloads)]
     checked = [_validated(p, data, i, ctx.max_file_bytes, mime)
                for i, (data, mime) in enumerate(zip(payloads, declared, strict=True))]
+    stamped = [_provenance(p, data, i) for i, data in enumerate(payloads)]  # all before a write
     images = []
-    for index, (data, seen) in enumerate(zip(payloads, checked, strict=True)):
-        final, credentials = _provenance(p, data)
+    for index, ((final, credentials), seen) in enumerate(zip(stamped, checked, strict=True)):
         digest = sha256_hex(final)
         landed = await land(ctx, output_dir, f"{base}-{index}-{digest[:8]}", seen["ext"], final)
         images.append({
