@@ -30,8 +30,9 @@ from tests.tools.builtins._image_server import (
     signed_png,
 )
 
+from nika.check.judge import PermitJudge
 from nika.media import png
-from nika.tools.builtins import BuiltinExecutor
+from nika.tools.builtins import BuiltinExecutor, Context
 
 KEY = "sk-test-SECRET-0123456789"
 GEN = "/v1/images/generations"
@@ -425,3 +426,17 @@ async def test_a_png_whose_ihdr_is_not_13_bytes_is_007_and_nothing_lands(ex, srv
     assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-007"
     assert "image 1" in result.error.detail and "declares 14 bytes" in result.error.detail
     assert _files(base) == []  # the good first image was not written either
+
+
+async def test_a_manifest_the_permits_refuse_is_refused_before_the_render_is_paid(srv, base):
+    judge = PermitJudge.from_permits({"fs": {"write": ["out/*.png"]}})
+    ex = BuiltinExecutor(Context(base_dir=base, judge=judge, task="t1", sleep=_no_wait,
+                                 engine_env={"OPENAI_API_KEY": KEY,
+                                             "NIKA_OPENAI_BASE_URL": f"{srv.base}/v1"}))
+    srv.json(GEN, openai_images(png_bytes()))
+    refused = await _call(ex, provider="openai")
+    assert refused.error.code == "NIKA-SEC-004"
+    assert ".manifest.json" in refused.error.detail
+    assert srv.requests == [] and _files(base) == []
+    unmanifested = await _call(ex, provider="openai", manifest=False)
+    assert unmanifested.error is None and len(srv.requests) == 1

@@ -163,7 +163,11 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     stem = stem_slug(str(args.get("filename_prefix") or metadata.get("page_slug") or ""),
                      "image")
     base = f"{stem}-{stem_slug(p.provider, 'provider')}-{model_slug(p.model)}"
-    judged(ctx, f"{output_dir}/{base}-0-00000000.png", "fs.write", "output_dir")  # pre-spend
+    # Judged before any spend: a permit refusing the images or the manifest refuses the call
+    # before a render is paid for (the names' digests are not known yet: same shape).
+    judged(ctx, f"{output_dir}/{base}-0-00000000.png", "fs.write", "output_dir")
+    if args.get("manifest", True):
+        judged(ctx, f"{output_dir}/{base}-00000000.manifest.json", "fs.write", "output_dir")
     sources, mask = await _sources(ctx, p)
     rendered = await _render(ctx, p, sources, mask)
     payloads = rendered.payloads[:p.n]
