@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from nika.media import png
+from nika.media import audio, png
 from nika.media.sniff import SniffError, content_credentials, sniff
 
 
@@ -38,6 +38,21 @@ def test_audio_is_named_without_dimensions() -> None:
     wav = b"RIFF\x24\x00\x00\x00WAVEfmt "
     assert sniff(wav).format == "wav" and sniff(wav).width is None
     assert sniff(b"ID3\x04\x00\x00\x00\x00\x00\x00").extension == "mp3"
+
+
+@pytest.mark.parametrize("head", [
+    b"\xff\xfb\x90\x00", b"\xff\xf3\x64\x00", b"\xff\xe3\x64\x00",  # MPEG-1/2/2.5 L3
+    b"\xff\xe8\x90\x00", b"\xff\xf9\x90\x00", b"\xff\xe0\x00\x00",  # reserved ones
+    b"ID3\x04\x00\x00\x00\x00\x00\x00", b"RIFF\x24\x00\x00\x00WAVEfmt ",
+])
+def test_audio_agrees_with_the_audio_sniffer(head: bytes) -> None:
+    expected = audio.sniff(head)
+    if expected is None:
+        with pytest.raises(SniffError):
+            sniff(head)
+    else:
+        found = sniff(head)
+        assert (found.format, found.mime_type) == (expected, audio.MIME[expected])
 
 
 @pytest.mark.parametrize("data", [b"", b"GIF89a....", b"%PDF-1.7", png.SIGNATURE + b"\x00",
@@ -79,3 +94,13 @@ def test_insert_text_adds_one_chunk_and_keeps_the_rest() -> None:
     assert stamped.replace(_chunk(b"tEXt", b'nika\x00{"tool":"x"}'), b"") == original
     with pytest.raises(png.PngError):
         png.insert_text(b"GIF89a", "nika", "x")
+
+
+@pytest.mark.parametrize("length", [12, 14, 0xFFFFFFFF])
+def test_insert_text_refuses_an_ihdr_that_is_not_13_bytes(length: int) -> None:
+    ihdr = struct.pack(">IIBBBBB", 5, 4, 8, 2, 0, 0, 0) + b"\x00"  # 14 bytes of body
+    odd = (png.SIGNATURE + struct.pack(">I", length) + b"IHDR" + ihdr
+           + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)) + _chunk(b"IEND", b""))
+    with pytest.raises(png.PngError) as caught:
+        png.insert_text(odd, "nika", "x")
+    assert caught.value.kind == "corrupt" and f"declares {length} bytes" in caught.value.detail

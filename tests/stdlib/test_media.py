@@ -99,3 +99,34 @@ def test_no_provider_is_inferred_from_an_unknown_or_absent_model(tool: str) -> N
     assert call_provider(tool, {"model": 7}) is None
     assert call_provider(tool, {}) is None
     assert call_provider("nika:chart", {"model": "mock"}) is None
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    (IMAGE, "model: stablediffusion, prompt: a cat, output_dir: out/i"),
+    (IMAGE, "prompt: a cat, output_dir: out/i"),
+    (TTS, "model: kokoro, text: hello, output_dir: out/s"),
+    (TTS, "text: hello, output_dir: out/s"),
+])
+def test_an_uninferable_provider_is_the_same_001_at_check_and_at_run(
+    tmp_path: Path, tool: str, args: str
+) -> None:
+    (tmp_path / "odd.nika.yaml").write_text(HEAD + _task("t", tool, args))
+    code = f"NIKA-BUILTIN-{tool.removeprefix('nika:').upper()}-001"
+    checked = _nika(tmp_path, "check", "--json", "odd.nika.yaml")
+    verdict = json.loads(checked.stdout)
+    assert checked.returncode != 0 and [e["code"] for e in verdict["errors"]] == [code]
+    assert "name a `provider:`" in json.dumps(verdict["errors"][0])
+    ran = _nika(tmp_path, "run", "--json", "odd.nika.yaml")
+    assert ran.returncode != 0 and code in ran.stdout + ran.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    (IMAGE, "model: '${{ inputs.m }}', prompt: a cat, output_dir: out/i"),
+    (TTS, "model: '${{ inputs.m }}', text: hello, output_dir: out/s"),
+])
+def test_a_templated_model_is_the_runs_to_judge(tmp_path: Path, tool: str, args: str) -> None:
+    head = HEAD.replace("tasks:\n", "inputs:\n  m: { type: string, default: mock }\ntasks:\n")
+    (tmp_path / "tpl.nika.yaml").write_text(head + _task("t", tool, args))
+    verdict = json.loads(_nika(tmp_path, "check", "--json", "tpl.nika.yaml").stdout)
+    assert verdict["errors"] == [], verdict

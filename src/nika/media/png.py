@@ -216,6 +216,10 @@ def insert_text(data: bytes, keyword: str, text: str) -> bytes:
     keyword, text = text_chunk(keyword, text)
     if not data.startswith(SIGNATURE) or data[12:16] != b"IHDR":
         raise PngError("format", "the input is not a PNG file (no PNG signature and IHDR)")
+    (length,) = struct.unpack(">I", data[8:12])
     end = len(SIGNATURE) + 8 + 13 + 4
+    if length != 13 or len(data) < end:  # the chunk ends elsewhere: a tEXt would split it
+        raise PngError("corrupt", f"the PNG's IHDR chunk declares {length} bytes, not 13 (or "
+                       "is truncated); re-export the file")
     chunk = _chunk(b"tEXt", keyword.encode("latin-1") + b"\x00" + text.encode("latin-1"))
     return data[:end] + chunk + data[end:]

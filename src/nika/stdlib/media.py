@@ -46,6 +46,20 @@ def call_provider(tool: str, args: Mapping[str, Any]) -> str | None:
     return next((p for prefix, p in INFERRED.get(tool, ()) if model.startswith(prefix)), None)
 
 
+def _provider_known(tool: str, served: tuple[str, ...]) -> Rule:
+    """A literal call whose provider is neither written nor inferable from `model:` — what
+    the run refuses with the builtin's `-001`, named by the check first (a templated
+    `model:` is the run's to judge)."""
+    def test(a: Mapping[str, Any]) -> Problem | None:
+        if "provider" in a or call_provider(tool, a) is not None:
+            return None
+        return Problem(f"name a `provider:` ({', '.join(served)}): it cannot be inferred from "
+                       f"`model: {a.get('model', '')!r}` (local is never inferred — its model "
+                       "names are server-specific)", "provider")
+
+    return Rule("provider-is-known", ("provider", "model"), test)
+
+
 def _svg(a: Mapping[str, Any]) -> Problem | None:
     if not a["out"].endswith(".svg"):
         return Problem(f"`out: {a['out']!r}` must end in .svg (SVG is the attestation surface)",
@@ -162,6 +176,7 @@ IMAGE_GENERATE = Declaration("nika:image_generate", obj({
     Rule("save-is-reserved", ("save",), _save_reserved),
     Rule("reference-images-are-reserved", (), _references_reserved),
     Rule("edit-needs-one-source", ("mode",), _edit_sources),
+    _provider_known("nika:image_generate", IMAGE_PROVIDERS),
     # Check judges the `output_dir:` ARGUMENT (builtins §image_generate); the run gates each
     # final file under it. Edit sources (`image:` XOR `images:`, optional `mask:`) are read.
     path_rule(writes("output_dir", directory=True), reads("image"), reads("mask"),
@@ -208,7 +223,9 @@ TTS_GENERATE = Declaration("nika:tts_generate", obj({
     "metadata": OBJECT,
     "manifest": BOOLEAN,
     "timeout_ms": integer(1, 600_000),
-}, ("text", "output_dir")), rules=(path_rule(writes("output_dir", directory=True)),),
-   code=codes.BUILTIN_TTS_GENERATE_001)  # fmt: skip
+}, ("text", "output_dir")), rules=(
+    _provider_known("nika:tts_generate", TTS_PROVIDERS),
+    path_rule(writes("output_dir", directory=True)),
+), code=codes.BUILTIN_TTS_GENERATE_001)  # fmt: skip
 
 DECLARATIONS: Final = (CHART, DECIDE, IMAGE_GENERATE, IMAGE_FX, TTS_GENERATE)

@@ -173,6 +173,15 @@ def bomb_png() -> bytes:
             + _chunk(b"IEND", b""))
 
 
+def gzip_bomb(inflated: int) -> bytes:
+    """A gzip body of a few KB that inflates to `inflated` bytes of spaces (built a MiB at a
+    time, so the test itself never holds the inflated body)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # wbits 31: the gzip container
+    block = b" " * (1 << 20)
+    parts = [packer.compress(block) for _ in range(inflated >> 20)]
+    return b"".join(parts) + packer.compress(b" " * (inflated % (1 << 20))) + packer.flush()
+
+
 def jpeg_bytes(width: int = 10, height: int = 7) -> bytes:
     """A JPEG header with an SOF0 frame (enough for header-only validation)."""
     app0 = b"\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import zlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from tests.tools.builtins._image_server import (
     bomb_png,
     gemini_answer,
     gemini_error,
+    gzip_bomb,
     jpeg_bytes,
     openai_error,
     openai_images,
@@ -28,8 +30,9 @@ from tests.tools.builtins._image_server import (
     signed_png,
 )
 
+from nika.check.judge import PermitJudge
 from nika.media import png
-from nika.tools.builtins import BuiltinExecutor
+from nika.tools.builtins import BuiltinExecutor, Context
 
 KEY = "sk-test-SECRET-0123456789"
 GEN = "/v1/images/generations"
@@ -195,6 +198,17 @@ async def test_a_2gb_announcement_is_refused_before_its_body(ex, srv, base):
     assert _files(base) == []
 
 
+async def test_a_gzip_bomb_is_refused_as_007_never_inflated(ex, srv, base):
+    bomb = gzip_bomb(128 << 20)  # past the 96 MiB cap once inflated; ~130 KB on the wire
+    srv.script(GEN, Scripted(200, bomb, {"content-type": "application/json",
+                                         "content-encoding": "gzip"}))
+    result = await _call(ex, provider="openai")
+    assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-007"
+    assert "`gzip`-coded" in result.error.detail
+    assert srv.requests[0].headers["accept-encoding"] == "identity"
+    assert _files(base) == []
+
+
 @pytest.mark.parametrize(("payload", "said"), [
     (b"GIF89a\x01\x00\x01\x00" + b"\x00" * 32, "47 49 46 38"),
     (bomb_png(), "100000×100000"),
@@ -348,3 +362,81 @@ async def test_signed_credentials_are_preserved_byte_for_byte(ex, srv, base):
     assert result.structured["content_credentials"] == "c2pa"
     manifest = json.loads((base / result.structured["manifest_path"]).read_text())
     assert manifest["content_credentials"] == "c2pa"
+
+
+@pytest.mark.parametrize("model", ["../../../evil", "gemini?key=x", "a/b", "-x", "m" * 129])
+async def test_a_gemini_model_that_is_no_id_is_001_before_any_request(ex, srv, base, model):
+    result = await _call(ex, provider="gemini", model=model)
+    assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-001"
+    assert repr(model) in result.error.detail and result.error.details["arg"] == "model"
+    assert srv.requests == [] and _files(base) == []
+
+
+async def test_a_gemini_model_may_carry_its_models_prefix(ex, srv):
+    srv.json(GEMINI, gemini_answer({"inlineData": {"mimeType": "image/png",
+                                                   "data": b64(png_bytes())}}))
+    result = await _call(ex, provider="gemini", model="models/gemini-3.1-flash-image")
+    assert result.error is None, result.error
+    assert [seen.path for seen in srv.requests] == [GEMINI]
+
+
+async def test_userinfo_in_the_local_url_never_reaches_an_output_manifest_or_error(make, srv,
+                                                                                    base):
+    ex = make(engine_env={"NIKA_IMAGE_LOCAL_URL": f"http://u:secretpw@127.0.0.1:{srv.port}"},
+              sleep=_no_wait)
+    srv.json(GEN, openai_images(png_bytes()))
+    done = await _call(ex, provider="local", model="sd-1.5")
+    assert done.error is None, done.error
+    assert done.structured["endpoint_host"] == f"127.0.0.1:{srv.port}"
+    manifest = (base / done.structured["manifest_path"]).read_text()
+    srv.json(GEN, openai_error("server exploded", None, "server_error"), status=500)
+    failed = await _call(ex, provider="local", model="sd-1.5")
+    assert failed.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-003"
+    said = [done.content, json.dumps(done.structured), manifest, failed.error.detail,
+            json.dumps(failed.error.details, default=str)]
+    assert f"127.0.0.1:{srv.port}" in manifest
+    assert not [text for text in said if "secretpw" in text]
+
+
+@pytest.mark.parametrize("answer", [
+    {"promptFeedback": "x"},
+    {"candidates": "x"},
+    {"candidates": ["x"]},
+    {"candidates": [{"finishReason": ["SAFETY"]}]},
+    {"candidates": [{"content": "x"}]},
+    {"candidates": [{"content": {"parts": "x"}}]},
+    {"candidates": [{"content": {"parts": ["x"]}}]},
+    gemini_answer({"inlineData": {"mimeType": "image/png", "data": b64(png_bytes())}})
+    | {"usageMetadata": [1]},
+])
+async def test_a_malformed_gemini_answer_is_004_never_an_engine_fault(ex, srv, base, answer):
+    srv.json(GEMINI, answer)
+    result = await _call(ex, provider="gemini")
+    assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-004", result.error
+    assert "gemini answer" in result.error.detail and _files(base) == []
+
+
+async def test_a_png_whose_ihdr_is_not_13_bytes_is_007_and_nothing_lands(ex, srv, base):
+    good = png_bytes()
+    body = good[16:29] + b"\x00"  # IHDR's 13 bytes and one more
+    odd = (png.SIGNATURE + len(body).to_bytes(4, "big") + b"IHDR" + body
+           + zlib.crc32(b"IHDR" + body).to_bytes(4, "big") + good[33:])
+    srv.json(GEN, openai_images(good, odd))
+    result = await _call(ex, provider="openai", n=2)
+    assert result.error.code == "NIKA-BUILTIN-IMAGE_GENERATE-007"
+    assert "image 1" in result.error.detail and "declares 14 bytes" in result.error.detail
+    assert _files(base) == []  # the good first image was not written either
+
+
+async def test_a_manifest_the_permits_refuse_is_refused_before_the_render_is_paid(srv, base):
+    judge = PermitJudge.from_permits({"fs": {"write": ["out/*.png"]}})
+    ex = BuiltinExecutor(Context(base_dir=base, judge=judge, task="t1", sleep=_no_wait,
+                                 engine_env={"OPENAI_API_KEY": KEY,
+                                             "NIKA_OPENAI_BASE_URL": f"{srv.base}/v1"}))
+    srv.json(GEN, openai_images(png_bytes()))
+    refused = await _call(ex, provider="openai")
+    assert refused.error.code == "NIKA-SEC-004"
+    assert ".manifest.json" in refused.error.detail
+    assert srv.requests == [] and _files(base) == []
+    unmanifested = await _call(ex, provider="openai", manifest=False)
+    assert unmanifested.error is None and len(srv.requests) == 1

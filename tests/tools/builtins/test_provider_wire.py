@@ -20,7 +20,7 @@ from nika.tools.builtins._provider_wire import (
     transient_status,
 )
 
-from ._image_server import ImageServer, Scripted, serving
+from ._image_server import ImageServer, Scripted, gzip_bomb, serving
 
 
 @pytest.fixture
@@ -66,6 +66,25 @@ async def test_with_an_error_cap_an_error_body_is_truncated(srv: ImageServer) ->
         endless = await http.get(f"{srv.base}/a")
     assert (announced.status_code, announced.content) == (500, b"e" * 40)
     assert (endless.status_code, len(endless.content)) == (503, 40)
+
+
+async def test_a_coded_body_is_never_inflated_past_the_cap(srv: ImageServer) -> None:
+    bomb = gzip_bomb(10_000_000)
+    assert len(bomb) < 20_000
+    srv.script("/a", Scripted(200, bomb, {"content-encoding": "gzip"}))
+    async with client(5.0, 100_000) as http:
+        with pytest.raises(Oversize) as caught:
+            await http.get(f"{srv.base}/a")
+    assert (caught.value.size, caught.value.encoding) == (None, "gzip")
+    assert srv.requests[0].headers["accept-encoding"] == "identity"
+
+
+async def test_a_coded_error_body_is_kept_raw_and_truncated(srv: ImageServer) -> None:
+    srv.script("/a", Scripted(500, gzip_bomb(10_000_000), {"content-encoding": "gzip"}))
+    async with client(5.0, 10, error_cap=40) as http:
+        response = await http.get(f"{srv.base}/a")
+    assert (response.status_code, len(response.content)) == (500, 40)
+    assert response.content.startswith(b"\x1f\x8b")  # the gzip magic: never inflated
 
 
 async def test_a_redirect_is_never_followed(srv: ImageServer) -> None:

@@ -83,3 +83,28 @@ async def test_bad_arguments_are_tts_001(make):
         assert refusal(await make().call("nika:tts_generate", args)).code == (
             "NIKA-BUILTIN-TTS_GENERATE-001"
         )
+
+
+async def test_an_identical_re_run_leaves_the_landed_file_untouched(
+    make: Callable[..., BuiltinExecutor], base: Path
+):
+    first = (await make().call("nika:tts_generate", ARGS)).structured
+    landed = base / first["audio"]["path"]
+    before = landed.stat()
+    again = await make().call("nika:tts_generate", ARGS)
+    assert again.error is None and again.structured["audio"] == first["audio"]
+    after = landed.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+async def test_a_directory_at_the_audio_name_is_006_and_left_alone(
+    make: Callable[..., BuiltinExecutor], base: Path
+):
+    first = (await make().call("nika:tts_generate", ARGS)).structured
+    landed = base / first["audio"]["path"]
+    landed.unlink()
+    landed.mkdir()
+    failure = refusal(await make().call("nika:tts_generate", ARGS))
+    assert failure.code == "NIKA-BUILTIN-TTS_GENERATE-006"
+    assert first["audio"]["filename"] in failure.detail and "a directory" in failure.detail
+    assert landed.is_dir() and list(landed.iterdir()) == []

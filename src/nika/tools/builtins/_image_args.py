@@ -30,6 +30,7 @@ _OPTIONS: Final = {
     "xai": ("user", "resolution"), "local": (), "mock": (),
 }  # fmt: skip
 _SIZE: Final = re.compile(r"^([1-9][0-9]{1,4})x([1-9][0-9]{1,4})$")
+_GEMINI_MODEL: Final = re.compile(r"(?:models/)?([A-Za-z0-9][A-Za-z0-9._-]{0,127})")
 _MAX_SIDE: Final = 16_384
 RATIOS: Final = {
     "1:1": (1, 1), "16:9": (16, 9), "9:16": (9, 16), "4:3": (4, 3), "3:4": (3, 4),
@@ -107,6 +108,18 @@ def _sources(args: Mapping[str, Any], provider: str) -> tuple[str, ...]:
     return tuple(images)
 
 
+def _model(args: Mapping[str, Any], provider: str) -> str:
+    model = str(args.get("model") or DEFAULT_MODEL[provider])
+    if provider != "gemini":  # the others carry it in a JSON body, never in a URL
+        return model
+    found = _GEMINI_MODEL.fullmatch(model)
+    if found is None:  # it becomes a URL path segment, next to the engine's key
+        raise fail(IG_001, f"`model: {model!r}` is no Gemini model id (letters, digits, `.`, "
+                   "`_`, `-`, at most 128, optionally after `models/`); write e.g. "
+                   f"`model: {DEFAULT_MODEL['gemini']}`", arg="model")
+    return found[1]
+
+
 def plan(args: Mapping[str, Any]) -> Plan:
     """Fold `args` (their shapes already judged by the declaration) for their provider."""
     provider = provider_of(args)
@@ -130,7 +143,7 @@ def plan(args: Mapping[str, Any]) -> Plan:
     seed = args.get("seed")
     options = args.get("provider_options") or {}
     result = Plan(
-        provider=provider, model=str(args.get("model") or DEFAULT_MODEL[provider]), mode=mode,
+        provider=provider, model=_model(args, provider), mode=mode,
         prompt=str(args["prompt"]), n=int(args.get("n", 1)), aspect_ratio=args.get("aspect_ratio"),
         size=_size(args.get("size")), quality=str(args.get("quality", "auto")), format=fmt,
         compression=args.get("compression"), background=background, seed=seed,

@@ -90,7 +90,7 @@ async def gemini(plan: Plan, end: Endpoint, sources: tuple[Source, ...],
             declared.append(mime)
             texts += text
             raws.append(raw)
-            meta = answer.get("usageMetadata") or {}
+            meta = _shaped(answer.get("usageMetadata"), dict, "`usageMetadata`")
             for axis, name in _USAGE.items():
                 if isinstance(meta.get(name), int):
                     usage[axis] = (usage[axis] or 0) + meta[name]
@@ -120,20 +120,41 @@ async def _call(http: httpx2.AsyncClient, url: str, headers: Mapping[str, str],
     return answer
 
 
+def _shaped(value: Any, kind: type, what: str) -> Any:
+    """`value` if it is absent (as an empty `kind`) or a `kind`; else the answer is malformed."""
+    if value is None:
+        return kind()
+    if kind is list and isinstance(value, list) or kind is dict and isinstance(value, Mapping):
+        return value
+    raise fail(IG_004, f"the gemini answer's {what} is a {type(value).__name__}, not a JSON "
+               f"{'array' if kind is list else 'object'}; the endpoint does not speak "
+               "`generateContent` — check NIKA_GEMINI_BASE_URL", provider="gemini")
+
+
+def _text(value: Any, what: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise fail(IG_004, f"the gemini answer's {what} is a {type(value).__name__}, not a string",
+               provider="gemini")
+
+
 def _parts(answer: Mapping[str, Any]) -> tuple[bytes, str | None, list[str], Any]:
-    feedback = answer.get("promptFeedback") or {}
-    block = feedback.get("blockReason")
-    candidates = answer.get("candidates") or []
-    first = candidates[0] if candidates and isinstance(candidates[0], Mapping) else {}
-    reason = first.get("finishReason")
+    feedback = _shaped(answer.get("promptFeedback"), dict, "`promptFeedback`")
+    block = _text(feedback.get("blockReason"), "`promptFeedback.blockReason`")
+    candidates = _shaped(answer.get("candidates"), list, "`candidates`")
+    first = _shaped(candidates[0] if candidates else None, dict, "`candidates[0]`")
+    reason = _text(first.get("finishReason"), "`candidates[0].finishReason`")
     if block or reason in _BLOCKED:
         raise fail(IG_005, f"gemini refused the prompt on content policy ({block or reason}); "
                    "rephrase the prompt", provider="gemini", finish_reason=block or reason)
+    content = _shaped(first.get("content"), dict, "`candidates[0].content`")
+    parts = [_shaped(part, dict, "`candidates[0].content.parts[]`")
+             for part in _shaped(content.get("parts"), list, "`candidates[0].content.parts`")]
     image: bytes | None = None
     mime: str | None = None
     texts: list[str] = []
     stripped = []
-    for part in (first.get("content") or {}).get("parts") or []:
+    for part in parts:
         inline = part.get("inlineData") or part.get("inline_data")
         if isinstance(part.get("text"), str):
             texts.append(part["text"])

@@ -75,13 +75,26 @@ class Rendered:
     """The mime type the provider declared for each payload, where its wire says one."""
 
 
+def _host(base: str) -> str:
+    """`host[:port]` of `base`, never its userinfo (a `u:pw@` would land in every output,
+    journal frame and error that names the endpoint)."""
+    parts = urlsplit(base)
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    try:
+        port = parts.port
+    except ValueError:  # a malformed port: the host alone still names the endpoint
+        port = None
+    return f"{host}:{port}" if port is not None else host
+
+
 def endpoint(provider: str, env: Mapping[str, str]) -> Endpoint:
     """Where `provider` is reached and with which key, from the engine environment; `-002`
     when a cloud provider has no key (never the workflow's `secrets:`)."""
     if provider == "local":
         url = (env.get(LOCAL_URL_VAR) or _LOCAL_DEFAULT).rstrip("/")
         base = url if url.endswith("/v1") else f"{url}/v1"
-        return Endpoint(base, env.get(LOCAL_KEY_VAR) or None, urlsplit(base).netloc)
+        return Endpoint(base, env.get(LOCAL_KEY_VAR) or None, _host(base))
     info = PROVIDERS[provider]
     key = next((env[v] for v in info.key_vars if env.get(v)), None)
     if key is None:
@@ -92,7 +105,7 @@ def endpoint(provider: str, env: Mapping[str, str]) -> Endpoint:
     base = (env.get(info.base_url_var) or info.base_url).rstrip("/")
     if provider == "gemini":
         base = base.removesuffix("/openai")  # the infer endpoint's OpenAI-compatible face
-    return Endpoint(base, key, urlsplit(base).netloc)
+    return Endpoint(base, key, _host(base))
 
 
 def key_names(provider: str) -> str:

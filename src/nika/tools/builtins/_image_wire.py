@@ -121,7 +121,9 @@ def _judge(err: Exception) -> float | None:
 
 def refuse_oversize(provider: str, found: Oversize) -> NikaError:
     """The `-007` a response over the cap is."""
-    size = f" announces {found.size} bytes" if found.size is not None else " streamed past"
+    size = (f" announces {found.size} bytes" if found.size is not None
+            else f" is `{found.encoding}`-coded, unbounded once decoded, past" if found.encoding
+            else " streamed past")
     return fail(codes.BUILTIN_IMAGE_GENERATE_007,
                 f"the {provider} response{size} the {MAX_RESPONSE_BYTES // (1 << 20)} MiB cap; "
                 "request fewer or smaller images", provider=provider, reason="too_large")

@@ -9,6 +9,9 @@ the permits' `net.http` does not govern it, but every request is bounded all the
 - a body announcing more than the cap is refused before a byte of it is read, and one
   streaming past the cap is cut off where it crosses (`Oversize`); an error body may instead
   be truncated at a few KiB, so an SDK that reads it whole still reads a bounded one;
+- the body is never content-decoded: every request asks `accept-encoding: identity` and a
+  2xx answer coded otherwise is `Oversize` (the cap counts wire bytes, and a 10 KB gzip body
+  can inflate to gigabytes past it); an error body so coded is kept as its raw bytes;
 - no proxy or netrc comes from the environment (engine configuration is explicit);
 - only transient failures are retried (`transient_status`, timeouts, lost connections), a
   bounded number of times, with the one backoff formula — stretched to a server's own
@@ -46,12 +49,14 @@ def retry_after(headers: httpx2.Headers) -> float | None:
 
 
 class Oversize(Exception):
-    """A response body over the cap: `size` is the announced length (None: it streamed past)."""
+    """A response body over the cap: `size` is the announced length (None: it streamed past,
+    or its size is unknowable before decoding — then `encoding` names its content-coding)."""
 
-    def __init__(self, size: int | None, cap: int) -> None:
+    def __init__(self, size: int | None, cap: int, *, encoding: str | None = None) -> None:
         super().__init__(f"response over {cap} bytes")
         self.size = size
         self.cap = cap
+        self.encoding = encoding
 
 
 def oversize_in(err: BaseException) -> Oversize | None:
@@ -98,12 +103,20 @@ class CappedTransport(httpx2.AsyncBaseTransport):
         self._error_cap = error_cap
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        request.headers["accept-encoding"] = "identity"  # the cap counts what is kept
         response = await self._inner.handle_async_request(request)
         stream = response.stream
         assert isinstance(stream, httpx2.AsyncByteStream)  # an async transport's body
+        coding = str(response.headers.get("content-encoding", "") or "").strip().lower()
+        coded = coding not in ("", "identity")
         if self._error_cap is not None and not 200 <= response.status_code < 300:
+            if coded:  # its raw bytes, truncated, are all a detail needs
+                del response.headers["content-encoding"]
             response.stream = _CappedBody(stream, self._error_cap, truncate=True)
             return response
+        if coded:
+            await response.aclose()
+            raise Oversize(None, self._cap, encoding=coding)
         announced = str(response.headers.get("content-length", "") or "")
         if announced.isdigit() and int(announced) > self._cap:
             await response.aclose()

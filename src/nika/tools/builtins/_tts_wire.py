@@ -75,6 +75,9 @@ def _oversize(found: Oversize) -> WireError:
     if found.size is not None:
         return WireError(f"the provider announced {found.size} bytes, past the "
                          f"{found.cap}-byte cap", oversize=True)
+    if found.encoding is not None:
+        return WireError(f"the provider sent a `{found.encoding}`-coded body, unbounded once "
+                         f"decoded, past the {found.cap}-byte cap", oversize=True)
     return WireError(f"the provider sent more than the {found.cap}-byte cap", oversize=True)
 
 

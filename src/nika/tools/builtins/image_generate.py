@@ -138,7 +138,7 @@ def _validated(p: Plan, payload: bytes, index: int, cap: int,
             "width": found.width, "height": found.height, "warnings": warnings}
 
 
-def _provenance(p: Plan, payload: bytes) -> tuple[bytes, str | None]:
+def _provenance(p: Plan, payload: bytes, index: int) -> tuple[bytes, str | None]:
     """The payload as it lands, and its credentials label: a signed payload untouched; an
     unsigned PNG with the deterministic provenance core as a `nika` tEXt chunk."""
     credentials = content_credentials(payload)
@@ -148,7 +148,11 @@ def _provenance(p: Plan, payload: bytes) -> tuple[bytes, str | None]:
             "provider": p.provider, "model": p.model, "seed": p.seed,
             "prompt": p.prompt[:_PROVENANCE_PROMPT]}
     text = json.dumps(core, sort_keys=True, separators=(",", ":"))  # ASCII: tEXt is Latin-1
-    return png.insert_text(payload, "nika", text), None
+    try:
+        return png.insert_text(payload, "nika", text), None
+    except png.PngError as err:
+        raise fail(IG_007, f"image {index} from {p.provider} is a broken PNG: {err.detail}",
+                   index=index, provider=p.provider) from None
 
 
 async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
@@ -159,7 +163,11 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     stem = stem_slug(str(args.get("filename_prefix") or metadata.get("page_slug") or ""),
                      "image")
     base = f"{stem}-{stem_slug(p.provider, 'provider')}-{model_slug(p.model)}"
-    judged(ctx, f"{output_dir}/{base}-0-00000000.png", "fs.write", "output_dir")  # pre-spend
+    # Judged before any spend: a permit refusing the images or the manifest refuses the call
+    # before a render is paid for (the names' digests are not known yet: same shape).
+    judged(ctx, f"{output_dir}/{base}-0-00000000.png", "fs.write", "output_dir")
+    if args.get("manifest", True):
+        judged(ctx, f"{output_dir}/{base}-00000000.manifest.json", "fs.write", "output_dir")
     sources, mask = await _sources(ctx, p)
     rendered = await _render(ctx, p, sources, mask)
     payloads = rendered.payloads[:p.n]
@@ -168,9 +176,9 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     declared = (*rendered.declared, *(None,) * len(payloads))[:len(payloads)]
     checked = [_validated(p, data, i, ctx.max_file_bytes, mime)
                for i, (data, mime) in enumerate(zip(payloads, declared, strict=True))]
+    stamped = [_provenance(p, data, i) for i, data in enumerate(payloads)]  # all before a write
     images = []
-    for index, (data, seen) in enumerate(zip(payloads, checked, strict=True)):
-        final, credentials = _provenance(p, data)
+    for index, ((final, credentials), seen) in enumerate(zip(stamped, checked, strict=True)):
         digest = sha256_hex(final)
         landed = await land(ctx, output_dir, f"{base}-{index}-{digest[:8]}", seen["ext"], final)
         images.append({

@@ -20,15 +20,20 @@ import json
 import math
 import re
 import sys
+import threading
 from array import array
 from collections.abc import Mapping
+from functools import partial
+from pathlib import Path
 from typing import Any, Final
 
 from nika import codes
+from nika.guarded_read import special_kind
+from nika.media.assets import write_asset
 from nika.media.audio import MIME, duration_ms, sniff
 from nika.stdlib.media import TTS_GENERATE, TTS_PROVIDERS, call_provider
 from nika.tools.builtins._base import Builtin, Context, fail
-from nika.tools.builtins._files import write_bytes
+from nika.tools.builtins._files import offload, write_bytes
 from nika.tools.builtins._paths import judged
 from nika.tools.builtins._tts_providers import ELEVEN_SPEED, PROVIDERS, elevenlabs_voice, speak
 from nika.tools.builtins.date import iso
@@ -120,6 +125,24 @@ def _judge_payload(provider: str, payload: bytes, asked: str, warnings: list[str
     return fmt
 
 
+def _save(target: Path, audio: bytes, raw: str, cap: int, stop: threading.Event) -> None:
+    """Land `audio` at `target` (in a worker thread: every stat, read and write is blocking
+    I/O); an identical re-run writes nothing (`write_asset`)."""
+    if len(audio) > cap:
+        raise fail(TTS_006, f"the audio for {raw!r} is {len(audio)} bytes, over the {cap}-byte "
+                   "cap of the file builtins; synthesize shorter text", path=raw,
+                   reason="too_large")
+    kind = special_kind(target)
+    if kind is not None or target.is_dir():
+        raise fail(TTS_006, f"{raw!r} is {kind or 'a directory'}, not a regular file; clear "
+                   "the name or pick another `output_dir:`", path=raw, reason="not_regular")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_asset(target, audio)
+    except OSError as err:
+        raise fail(TTS_006, f"cannot write {raw!r}: {err.strerror}", path=raw) from None
+
+
 async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     """Synthesize `text`, save it under `output_dir:`, and describe what landed."""
     provider = _provider(args)
@@ -135,15 +158,7 @@ async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     target = judged(ctx, f"{output_dir}/{base}.{ext}", "fs.write", "output_dir")
     manifest = (judged(ctx, f"{output_dir}/{base}.manifest.json", "fs.write", "output_dir")
                 if args.get("manifest", True) else None)
-    try:
-        target.real.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise fail(TTS_006, f"cannot create {output_dir!r}: {err.strerror}",
-                   output_dir=output_dir) from None
-    same = (target.real.is_file() and target.real.stat().st_size == len(audio)
-            and target.real.read_bytes() == audio)
-    if not same:  # an identical re-run writes nothing
-        await write_bytes(target.real, audio, target.rel, ctx.max_file_bytes, code=TTS_006)
+    await offload(partial(_save, target.real, audio, target.rel, ctx.max_file_bytes))
     record: dict[str, Any] = {
         "provider": provider,
         "model": model,
