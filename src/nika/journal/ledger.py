@@ -62,7 +62,8 @@ class Spend:
     """How many of the `priced` are a tool's own reported spend (no model call)."""
 
     def add(self, cost: Decimal | str, call: PricedCall | None = None) -> None:
-        """Count one model call: its price (or why it has none) and, given, its tokens."""
+        """Count one priced entry — a model call (its price, or why it has none, and, given, its
+        tokens) or a tool's reported dollars (`report`)."""
         if call is not None:
             self.input_tokens += call[1] or 0
             self.output_tokens += call[2] or 0
@@ -206,7 +207,7 @@ class CostLedger:
             if self._first_ns is not None else None)
 
     def task(self, task: str) -> Spend | None:
-        """The spend of `task`, None when it made no model call."""
+        """The spend of `task`, None when it made no model call and reported no spend."""
         return self._tasks.get(task)
 
     def close(self) -> None:
