@@ -299,3 +299,26 @@ async def test_a_call_is_cancellable(call, srv, base):
     with pytest.raises(asyncio.CancelledError):
         await task
     no_files(base)
+
+
+@pytest.mark.parametrize(("args", "refused_path"), [
+    ({}, ".manifest.json"),  # the manifest is judged before the provider is paid
+    ({"manifest": False, "format": "mp3"}, ".mp3"),  # so is an asked-for format
+])
+async def test_a_path_the_permits_refuse_is_refused_before_the_speech_is_paid(
+    make, srv: SpeechServer, base: Path, args: dict[str, Any], refused_path: str
+):
+    from nika.check.judge import PermitJudge
+
+    executor = make(judge=PermitJudge.from_permits({"fs": {"write": ["out/audio/*.wav"]}}),
+                    engine_env={"NIKA_TTS_LOCAL_URL": srv.base})
+    result = await executor.call(TTS, {"provider": "local", "text": "Hello there.",
+                                       "output_dir": "out/audio", **args})
+    assert result.error is not None and result.error.code == "NIKA-SEC-004", result.error
+    assert refused_path in result.error.detail
+    assert srv.heard == []
+    no_files(base)
+    allowed = await executor.call(TTS, {"provider": "local", "text": "Hello there.",
+                                        "output_dir": "out/audio", "manifest": False,
+                                        "format": "wav"})
+    assert allowed.error is None and len(srv.heard) == 1

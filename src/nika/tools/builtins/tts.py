@@ -143,18 +143,32 @@ def _save(target: Path, audio: bytes, raw: str, cap: int, stop: threading.Event)
         raise fail(TTS_006, f"cannot write {raw!r}: {err.strerror}", path=raw) from None
 
 
+def _judge_before_paying(ctx: Context, args: Mapping[str, Any], output_dir: str,
+                         head: str) -> None:
+    """Judge the files the call will write against `permits.fs.write` before any provider is
+    paid: the manifest, and the audio when its format is asked for (an `auto` one is known only
+    from the bytes). The final names differ only in the model and digest, judged again after."""
+    model = _slug(str(args.get("model", "")), "model")
+    if args.get("manifest", True):
+        judged(ctx, f"{output_dir}/{head}-{model}-00000000.manifest.json", "fs.write",
+               "output_dir")
+    if (fmt := str(args.get("format", "auto"))) != "auto":
+        judged(ctx, f"{output_dir}/{head}-{model}-00000000.{fmt}", "fs.write", "output_dir")
+
+
 async def run(args: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     """Synthesize `text`, save it under `output_dir:`, and describe what landed."""
     provider = _provider(args)
     text = args["text"]  # as its declaration bounds it
     metadata = args.get("metadata") or {}
     warnings: list[str] = []
+    stem = _slug(str(args.get("filename_prefix") or metadata.get("page_slug") or ""), "speech")
+    output_dir = str(args["output_dir"]).rstrip("/") or "."
+    _judge_before_paying(ctx, args, output_dir, f"{stem}-{provider}")
     audio, model, voice, host = await _synthesize(provider, args, ctx, warnings)
     ext = _judge_payload(provider, audio, str(args.get("format", "auto")), warnings)
     digest = hashlib.sha256(audio).hexdigest()
-    stem = _slug(str(args.get("filename_prefix") or metadata.get("page_slug") or ""), "speech")
     base = f"{stem}-{provider}-{_slug(model, 'model')}-{digest[:8]}"
-    output_dir = str(args["output_dir"]).rstrip("/") or "."
     target = judged(ctx, f"{output_dir}/{base}.{ext}", "fs.write", "output_dir")
     manifest = (judged(ctx, f"{output_dir}/{base}.manifest.json", "fs.write", "output_dir")
                 if args.get("manifest", True) else None)
