@@ -58,6 +58,7 @@ from nika.journal.frames import (
 from nika.journal.ledger import CostLedger
 from nika.journal.records import RunResult, TaskRecord
 from nika.journal.replay import Record, Replay, replayed
+from nika.run.budget import cancelled_by
 from nika.run.execute import Pipeline, Settlement, Sleep
 from nika.run.gates import blocking_edge
 from nika.run.liveness import Liveness
@@ -387,7 +388,10 @@ class Runner:
         # by the run that settles it (the resume), never here.
         outputs, output_error = (workflow_outputs(self._workflow, self._base_env, self._views)
                                  if settled else ({}, None))
-        over_budget = self._crossed()
+        # cancelled(budget) names work the cap kept from starting (13): a run whose every
+        # task ran to its end is not cancelled because its last call crossed the cap.
+        over_budget = next((self._crossed() or r.error for r in self._records.values()
+                            if cancelled_by(r.error)), None)
         state: WorkflowState = (
             "cancelled" if self._cancelled or over_budget is not None
             else "failure" if failed or output_error is not None or self._stalled is not None
