@@ -90,7 +90,8 @@ def test_a_budget_that_is_no_amount_is_a_usage_error(
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "flow.nika.yaml").write_text(FLOW, encoding="utf-8")
-    for bad in ("0", "-1", "nan", "ten"):
+    for bad in ("0", "-1", "nan", "ten", "1e5000", "1e100000000", "1000000001",
+                "0.30000000000000001", "1e-100000000"):
         assert main(["run", "flow.nika.yaml", "--max-cost-usd", bad]) == 2
         assert "--max-cost-usd" in capsys.readouterr().err
     assert not (tmp_path / ".nika").exists()
