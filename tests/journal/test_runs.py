@@ -41,7 +41,7 @@ def _journal(directory: Path, name: str, workflow: str, started: int, state: str
 
 def test_an_entry_is_read_from_the_two_ends(tmp_path: Path) -> None:
     path = _journal(tmp_path, "a", "hello", NOW, "failed", size=200_000, cost=0.25)
-    entry = read_entry(path)
+    entry = read_entry(path, tokens=True)
     assert entry == RunEntry(path, path.stat().st_size, "hello", NOW, NOW + 2_500_000_000,
                              "failed", 0.25, input_tokens=0, output_tokens=0)
     assert entry.duration_ms == 2500
@@ -58,11 +58,28 @@ def test_the_totals_come_from_the_end_and_an_older_journal_is_folded(tmp_path: P
     assert ended is not None
     assert (ended.input_tokens, ended.output_tokens, ended.duration_ms) == (30, 11, 46)
     older = read_entry(_journal(tmp_path, "old", "w", NOW, "completed",
-                                calls=((10, 5), (20, 6))))
+                                calls=((10, 5), (20, 6))), tokens=True)
     assert older is not None and (older.input_tokens, older.output_tokens) == (30, 11)
     assert older.duration_ms == 2500  # no recorded duration: the span of the two ends
-    crashed = read_entry(_journal(tmp_path, "cut", "w", NOW, None, calls=((7, 1),)))
+    crashed = read_entry(_journal(tmp_path, "cut", "w", NOW, None, calls=((7, 1),)),
+                         tokens=True)
     assert crashed is not None and (crashed.input_tokens, crashed.output_tokens) == (7, 1)
+
+
+def test_only_the_listing_folds_tokens_and_an_over_long_line_is_skipped(
+        tmp_path: Path) -> None:
+    path = _journal(tmp_path, "cut", "w", NOW, None, calls=((7, 1), (3, 2)))
+    unfolded = read_entry(path)  # the sweep at a run's start reads the two ends, no more
+    assert unfolded is not None and (unfolded.input_tokens, unfolded.output_tokens) == (None, None)
+    [swept] = runs(tmp_path)
+    assert swept.input_tokens is None
+    # A cost frame past the line bound is skipped whole; the calls after it still count.
+    lines = path.read_bytes().split(b"\n")
+    huge = json.dumps({"kind": "cost_incurred", "fields": [
+        {"key": "input_tokens", "value": 1000}], "pad": "x" * (1 << 20)}).encode()
+    path.write_bytes(b"\n".join([*lines[:2], huge, *lines[2:]]))
+    folded = read_entry(path, tokens=True)
+    assert folded is not None and (folded.input_tokens, folded.output_tokens) == (10, 3)
 
 
 def test_collection_spares_the_newest_the_paused_and_the_resumed(tmp_path: Path) -> None:

@@ -90,7 +90,8 @@ def test_a_budget_that_is_no_amount_is_a_usage_error(
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "flow.nika.yaml").write_text(FLOW, encoding="utf-8")
-    for bad in ("0", "-1", "nan", "ten"):
+    for bad in ("0", "-1", "nan", "ten", "1e5000", "1e100000000", "1000000001",
+                "0.30000000000000001", "1e-100000000"):
         assert main(["run", "flow.nika.yaml", "--max-cost-usd", bad]) == 2
         assert "--max-cost-usd" in capsys.readouterr().err
     assert not (tmp_path / ".nika").exists()
@@ -231,3 +232,48 @@ def test_a_child_workflows_unstarted_tasks_are_cancelled_and_so_is_its_caller(
     end = _ended(frames, "call")  # the caller does not pass a stopped child off as a success
     _budget_cancelled(end)
     assert "child workflow" in end["error"]["detail"]
+
+
+ONE = """\
+nika: budgeted-one
+model: openai/gpt-4.1
+tasks:
+  only:
+    infer: { prompt: "one" }
+outputs:
+  said: ${{ tasks.only.output }}
+"""
+
+
+def test_a_run_whose_last_call_crosses_the_cap_still_succeeds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, frames, calls = _budgeted(tmp_path, monkeypatch, ONE, PRICED)
+    assert calls == 1
+    assert code == 0  # no work was kept from starting: the crossing cancels nothing
+    assert _ended(frames, "only")["status"] == "success"
+    [end] = [f for f in frames if f["kind"].startswith("workflow_") and "state" in f]
+    assert end["state"] == "success" and "NIKA-RUN-1704" not in json.dumps(end)
+    assert "ok" in capsys.readouterr().out  # the outputs are printed
+
+
+CHAIN = """\
+nika: budgeted-chain
+model: openai/gpt-4.1
+tasks:
+  first:
+    infer: { prompt: "one" }
+  second:
+    after: { first: success }
+    infer: { prompt: "two" }
+"""
+
+
+def test_a_chain_whose_first_call_crosses_the_cap_cancels_the_second(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, frames, calls = _budgeted(tmp_path, monkeypatch, CHAIN, PRICED, PRICED)
+    assert code == 1 and calls == 1
+    assert _ended(frames, "first")["status"] == "success"
+    _budget_cancelled(_ended(frames, "second"))
+    [end] = [f for f in frames if f["kind"] == "workflow_cancelled"]
+    assert "NIKA-RUN-1704" in json.dumps(end)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from nika.cli._parser import EXIT_USAGE, _Parser
 
@@ -13,6 +13,11 @@ if TYPE_CHECKING:
     from decimal import Decimal
 
     from nika.run.launch import SinkFactory
+
+
+_MAX_BUDGET_USD: Final = 10**9
+"""The largest `--max-cost-usd` (USD): past it a cap is no cap, and a huge exponent is refused
+before any arithmetic."""
 
 
 def _run_run(args: argparse.Namespace) -> int:
@@ -34,7 +39,8 @@ def _run_run(args: argparse.Namespace) -> int:
     budget = _budget(args.max_cost_usd)
     if budget is False:
         print(f"nika run: --max-cost-usd {args.max_cost_usd!r} is not a positive number of "
-              "US dollars; write e.g. --max-cost-usd 0.50", file=sys.stderr)
+              f"US dollars up to {_MAX_BUDGET_USD:,}, in no more digits than a float keeps; "
+              "write e.g. --max-cost-usd 0.50", file=sys.stderr)
         return EXIT_USAGE
     options = RunOptions(
         file=Path(args.file),
@@ -65,7 +71,9 @@ def _run_run(args: argparse.Namespace) -> int:
 
 
 def _budget(text: str | None) -> Decimal | None | Literal[False]:
-    """`--max-cost-usd` as an exact amount, None when absent, False when it is no amount."""
+    """`--max-cost-usd` as an exact amount, None when absent, False when it is no amount: not
+    finite, not in (0, 10**9], or not exactly what the spend fold's float arithmetic holds
+    (`0.30000000000000001` would silently be read as 0.3)."""
     from decimal import Decimal, InvalidOperation
 
     if text is None:
@@ -74,7 +82,10 @@ def _budget(text: str | None) -> Decimal | None | Literal[False]:
         amount = Decimal(text)
     except InvalidOperation:
         return False
-    return amount if amount.is_finite() and amount > 0 else False
+    # The bound comes first: a huge exponent never reaches int() or float() (no hang, no crash).
+    if not (amount.is_finite() and 0 < amount <= _MAX_BUDGET_USD):
+        return False
+    return amount if Decimal(repr(float(amount))) == amount else False
 
 
 def _otel_sinks() -> tuple[SinkFactory, ...]:

@@ -158,7 +158,7 @@ def _run_trace_list(args: argparse.Namespace) -> int:
     from nika._term import printable
     from nika.journal.runs import runs
 
-    entries = runs(Path(args.dir))
+    entries = runs(Path(args.dir), tokens=args.action == "ls")  # `rm` needs no token counts
     if args.action == "ls":
         from nika.view.trace_list import render
 

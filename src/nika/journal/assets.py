@@ -100,8 +100,11 @@ def collect(output: Any, base_dir: Path, *, since_ns: int | None) -> tuple[Asset
             written = since_ns is not None and stat.st_mtime_ns >= since_ns
             if claimed is None and not written:
                 continue
-            data = real.read_bytes()[:budget]
+            with real.open("rb") as handle:  # bounded: the file may have grown since stat
+                data = handle.read(budget + 1)
         except OSError:
+            continue
+        if len(data) > budget:
             continue
         budget -= len(data)
         digest = hashlib.sha256(data).hexdigest()

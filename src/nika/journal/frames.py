@@ -273,6 +273,8 @@ class TaskNotes:
     cache_hit: bool = False
     inputs: Mapping[str, Any] | None = None
     """The task's resolved `with:` bindings (the pipeline sets them)."""
+    assets: tuple[Mapping[str, Any], ...] | None = None
+    """A success's files (the runner collects them off the event loop before settling)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

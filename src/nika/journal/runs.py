@@ -2,9 +2,10 @@
 
 `runs(directory)` reads each journal under `.nika/traces/` by its first and last lines only —
 the prologue names the workflow and the start, the terminal frame the outcome, the end and the
-run's totals (spend, tokens, duration) — so listing a thousand runs never folds one. Only a
-journal whose end does not carry the tokens (an older engine's, or one with no terminal
-frame) is folded for them: its model calls' frames summed. A journal with no terminal frame (a
+run's totals (spend, tokens, duration) — so listing a thousand runs never folds one. Only when
+asked (`tokens=True`: `nika trace ls`, never the sweep at a run's start) is a journal whose end
+does not carry the tokens (an older engine's, or one with no terminal frame) folded for them:
+its model calls' frames summed. A journal with no terminal frame (a
 crash, a kill) is `incomplete`: resumable, and kept like any other.
 
 `collect(entries, policy, now_ns, keep=…)` is ADR-100's D1, deciding what a collection removes:
@@ -94,8 +95,9 @@ def _number(text: str | None, kind: type[int] | type[float], default: Any) -> An
     return value if value >= 0 else default
 
 
-def read_entry(path: Path) -> RunEntry | None:
-    """The run list's view of one journal; None when it is not a readable regular file."""
+def read_entry(path: Path, *, tokens: bool = False) -> RunEntry | None:
+    """The run list's view of one journal; None when it is not a readable regular file.
+    `tokens`: fold the model calls when the end lacks the totals (else they stay None)."""
     try:
         with open(path, "rb") as handle:
             info = os.fstat(handle.fileno())
@@ -120,9 +122,11 @@ def read_entry(path: Path) -> RunEntry | None:
         and kind != "workflow_started" else None
     cost = ending.get("total_cost_usd")
     paused = ending.get("paused")
-    tokens = (_int(ending.get("input_tokens")), _int(ending.get("output_tokens")))
-    if None in tokens:
-        tokens = _fold_tokens(path)
+    # Only a terminal frame's totals are the run's (a crashed journal ends on any frame).
+    counts = ((_int(ending.get("input_tokens")), _int(ending.get("output_tokens")))
+              if state is not None else (None, None))
+    if tokens and None in counts:
+        counts = _fold_tokens(path)
     return RunEntry(
         path=path,
         size=info.st_size,
@@ -133,7 +137,7 @@ def read_entry(path: Path) -> RunEntry | None:
         cost_usd=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool)
         else None,
         paused=tuple(str(p) for p in paused) if isinstance(paused, list) else (),
-        input_tokens=tokens[0], output_tokens=tokens[1],
+        input_tokens=counts[0], output_tokens=counts[1],
         ran_ms=_int(ending.get("duration_ms")) if state is not None else None,
     )
 
@@ -144,8 +148,12 @@ def _fold_tokens(path: Path) -> tuple[int | None, int | None]:
     totals = [0, 0]
     try:
         with open(path, "rb") as handle:
-            for line in handle:
-                if b'"cost_incurred"' not in line or len(line) > _LINE_BOUND:
+            while line := handle.readline(_LINE_BOUND + 1):  # never more than the bound
+                if len(line) > _LINE_BOUND:  # an over-long line: skipped to its end, unread
+                    while line and not line.endswith(b"\n"):
+                        line = handle.readline(_LINE_BOUND + 1)
+                    continue
+                if b'"cost_incurred"' not in line:
                     continue
                 fields = _fields(_frame(line))
                 for i, key in enumerate(("input_tokens", "output_tokens")):
@@ -155,13 +163,14 @@ def _fold_tokens(path: Path) -> tuple[int | None, int | None]:
     return totals[0], totals[1]
 
 
-def runs(directory: Path) -> list[RunEntry]:
-    """Every journal under `directory`, newest first (by start, then by name)."""
+def runs(directory: Path, *, tokens: bool = False) -> list[RunEntry]:
+    """Every journal under `directory`, newest first (by start, then by name); `tokens` as
+    `read_entry`'s."""
     try:
         names = sorted(p for p in directory.iterdir() if p.suffix == ".ndjson")
     except OSError:
         return []
-    found = [e for e in map(read_entry, names) if e is not None]
+    found = [e for p in names if (e := read_entry(p, tokens=tokens)) is not None]
     return sorted(found, key=lambda e: (e.started_ns or 0, e.path.name), reverse=True)
 
 

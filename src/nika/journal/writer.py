@@ -60,11 +60,11 @@ TRACE_DIR: Final = Path(".nika") / "traces"
 ENGINE_PREFIX: Final = "nika-py/"
 """What this engine's `engine_version` begins with (a reader tells its own journals apart)."""
 ENGINE_VERSION: Final = f"{ENGINE_PREFIX}{__version__}"
+"""What `engine_version` records: this engine and its version (17 §the fold law judges a
+resume across a difference in it)."""
 SPEC_PIN: Final = "332f523"
 """The nika-spec commit this engine implements and its conformance was proven at (17 · the
 boot manifest's `spec_pin`; the spec repository's README names the same commit)."""
-"""What `engine_version` records: this engine and its version (17 §the fold law judges a
-resume across a difference in it)."""
 DURABLE_KINDS: Final = frozenset({
     *TASK_END_KINDS.values(), *WORKFLOW_END_KINDS.values(), "task_cache_hit",
     "checkpoint_written", "run_sealed",

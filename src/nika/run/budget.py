@@ -10,7 +10,9 @@ the cap is crossed. Once the priced spend exceeds it:
 - an agent loop in flight finishes its current turn, then stops (the agent's `StopCheck`
   seam is this object's `__call__`).
 
-All of them carry `NIKA-RUN-1704`, which makes the terminal frame's outcome cause `budget`.
+All of them carry `NIKA-RUN-1704`, which makes the terminal frame's outcome cause `budget`;
+the run ends `cancelled(budget)` only when one of them did — a run whose last call crossed the
+cap with nothing left to start ends as its tasks did.
 Work already under way completes and is counted: a model call is never abandoned half-paid.
 Unpriced calls count nothing toward the cap; they are named on every frame instead.
 """

@@ -58,6 +58,7 @@ from nika.journal.frames import (
 from nika.journal.ledger import CostLedger
 from nika.journal.records import RunResult, TaskRecord
 from nika.journal.replay import Record, Replay, replayed
+from nika.run.budget import cancelled_by
 from nika.run.execute import Pipeline, Settlement, Sleep
 from nika.run.gates import blocking_edge
 from nika.run.liveness import Liveness
@@ -208,7 +209,7 @@ class Runner:
         hit = self._replay.lookup(task.id, def_hash, input_hash)
         if hit is not None:
             self._running.pop(task.id, None)
-            self._release(self._serve(task, hit, notes))
+            self._release(await self._serve(task, hit, notes))
             self._liveness.ended()
             return
         self._bus.emit(TaskStarted(task=task.id, verb=task.verb, note=notes.note))
@@ -232,11 +233,12 @@ class Runner:
         record = self._record(task, outcome, started, notes)
         if outcome is None or outcome.attempts > 0:  # only a producer that started unwinds
             await self._unwind(task.id, record)
+        await self._assets(record, notes)
         self._running.pop(task.id, None)
         self._release(self._settle(record, notes))
         self._liveness.ended()
 
-    def _serve(self, task: Task, hit: Record, notes: TaskNotes) -> list[TaskId]:
+    async def _serve(self, task: Task, hit: Record, notes: TaskNotes) -> list[TaskId]:
         """Settle `task` from its journal record (ADR-099 §2: visible, never silent)."""
         self._bus.emit(TaskCacheHit(task=task.id, def_hash=hit.def_hash,
                                     input_hash=hit.input_hash, matched_line=hit.line,
@@ -246,7 +248,20 @@ class Runner:
         record = TaskRecord.settle(task.id, "success", output=hit.output, attempts=0,
                                    started_at=ended - hit.duration_ms * 1_000_000,
                                    ended_at=ended, bindings=hit.bindings)
+        await self._assets(record, notes)
         return self._settle(record, notes)
+
+    async def _assets(self, record: TaskRecord, notes: TaskNotes) -> None:
+        """Hash a success's files in a thread: a large file never stalls the event loop. A
+        cancellation arriving meanwhile is taken as handled: the task still has to settle."""
+        hashing = asyncio.ensure_future(
+            asyncio.to_thread(task_assets, record, self._services.base_dir))
+        try:
+            notes.assets = await asyncio.shield(hashing)
+        except asyncio.CancelledError:
+            if (current := asyncio.current_task()) is not None:
+                current.uncancel()
+            notes.assets = await hashing
 
     def _park(self, task_id: str, prompts: Mapping[str, Mapping[str, Any]]) -> None:
         """Prompts await a human (the task's own, or its child workflow's): `task_id` and
@@ -324,7 +339,7 @@ class Runner:
             replay=(replayed(record.output, record.bindings, self._services.mask)
                     if record.status == "success" else None),
             error=record.error,
-            assets=task_assets(record, self._services.base_dir),
+            assets=notes.assets,
             outcome=_json({"cause": cause, "class": record.status, "payload": payload})))
         self._liveness.settled(record.task)
 
@@ -375,6 +390,7 @@ class Runner:
                 outcome = None
             unit_record = self._record(task, outcome, started, notes)
             await self._unwind(unit, unit_record)
+            await self._assets(unit_record, notes)
             self._settle_record(unit_record, notes)
 
     # -- the end --------------------------------------------------------------------------
@@ -387,7 +403,10 @@ class Runner:
         # by the run that settles it (the resume), never here.
         outputs, output_error = (workflow_outputs(self._workflow, self._base_env, self._views)
                                  if settled else ({}, None))
-        over_budget = self._crossed()
+        # cancelled(budget) names work the cap kept from starting (13): a run whose every
+        # task ran to its end is not cancelled because its last call crossed the cap.
+        over_budget = next((self._crossed() or r.error for r in self._records.values()
+                            if cancelled_by(r.error)), None)
         state: WorkflowState = (
             "cancelled" if self._cancelled or over_budget is not None
             else "failure" if failed or output_error is not None or self._stalled is not None

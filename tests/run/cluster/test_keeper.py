@@ -75,6 +75,27 @@ def _outcome(result: RunResult) -> dict[str, Any]:
             for name, record in result.records.items()}
 
 
+NO_CWD: Final = """\
+nika: no-cwd
+permits:
+  exec: ["true"]
+tasks:
+  nowhere:
+    exec:
+      command: ["true"]
+      cwd: ./no-such-dir
+"""
+
+
+def test_a_kept_exec_that_cannot_start_leaks_no_descriptor(tmp_path: Path) -> None:
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        result = _run(NO_CWD, tmp_path, keeper=True)
+        error = result.records["nowhere"].error
+        assert error is not None and error.code == "NIKA-EXEC-002"
+    assert len(os.listdir("/proc/self/fd")) <= before  # not one pipe end left per refusal
+
+
 def test_a_kept_exec_has_the_outcome_of_a_direct_one(tmp_path: Path) -> None:
     direct = _outcome(_run(OUTCOMES, tmp_path, keeper=False)) | _outcome(
         _run(MISSING, tmp_path, keeper=False))

@@ -97,10 +97,15 @@ class RaySession:
                        {"address": address}) from None
         self._owned = True
         if address == "local":
-            # Started here, so ended here on every exit path, the driver's SIGKILL included.
-            self._reaper = local_instance()
-            if self._reaper is not None:
-                self._reaper.start()
+            # Started here, so ended here on every exit path, the driver's SIGKILL included —
+            # and a reaper that cannot start ends the instance it was to guard at once.
+            try:
+                self._reaper = local_instance()
+                if self._reaper is not None:
+                    self._reaper.start()
+            except BaseException:
+                self.close()
+                raise
 
     def close(self) -> None:
         if self._owned:

@@ -16,6 +16,9 @@ is gone. So on a worker every exec body runs under a keeper, three processes dee
              command (a failure to start it is written to the status descriptor the engine
              passed, as an errno: the engine's `NIKA-EXEC-002`, as locally)
 
+A `prctl` the kernel refuses (a parent-death signal, the subreaper) is a start that failed the
+same way: its errno goes to the status descriptor, the command never runs.
+
 Whatever kills the worker's direct children (Ray does, on a worker's exit) reaches the keeper,
 and the guard, a grandchild, is left to sweep. Only the run's own exec descendants are ever
 signalled: the guard kills nothing but its own descendants. An exec's background grandchild
@@ -30,7 +33,7 @@ import sys
 from typing import Final
 
 _KEEPER: Final = r"""
-import ctypes, os, signal, sys
+import ctypes, os, signal, sys, time
 worker, status, argv = int(sys.argv[1]), int(sys.argv[2]), sys.argv[4:]
 libc = ctypes.CDLL(None, use_errno=True)
 PDEATHSIG, SUBREAPER = 1, 36
@@ -80,9 +83,17 @@ def sweep():
             pass
         if not pids:
             return
+        time.sleep(0.005)  # let the killed exit and be reparented before the next scan
+
+def arm(option, value):
+    # A guarantee the kernel refuses is not silently dropped: the command is not started,
+    # and the engine reads the errno as NIKA-EXEC-002.
+    if libc.prctl(option, value, 0, 0, 0) != 0:
+        os.write(status, str(ctypes.get_errno() or 1).encode())
+        os._exit(127)
 
 def die_with_parent(sig, parent):
-    libc.prctl(PDEATHSIG, sig, 0, 0, 0)
+    arm(PDEATHSIG, sig)
     if os.getppid() != parent:  # the parent went before the signal was armed
         os._exit(1)
 
@@ -102,7 +113,7 @@ def on_term(signum, frame):
 
 signal.signal(signal.SIGTERM, on_term)
 os.setpgid(0, 0)
-libc.prctl(SUBREAPER, 1, 0, 0, 0)
+arm(SUBREAPER, 1)
 die_with_parent(signal.SIGTERM, keeper)
 guard = os.getpid()
 body = os.fork()

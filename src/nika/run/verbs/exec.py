@@ -77,23 +77,24 @@ async def _spawn(
     merged = capture == "combined"
     status = os.pipe() if keeper else None
     command = [*keeper, str(status[1]), "--", *argv] if status is not None else argv
+    # Both ends of the keeper's status pipe close on every path, a refused start included.
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *command,
-            pass_fds=(status[1],) if status is not None else (),
-            cwd=cwd,
-            env=env,
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT if merged else asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        raise _unstarted(task, argv, cwd, exc.strerror or str(exc)) from None
-    finally:
-        if status is not None:
-            os.close(status[1])
-    try:
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *command,
+                pass_fds=(status[1],) if status is not None else (),
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT if merged else asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise _unstarted(task, argv, cwd, exc.strerror or str(exc)) from None
+        finally:
+            if status is not None:  # the keeper holds its own copy now: EOF follows its exit
+                os.close(status[1])
         result = await _watch(task, proc, stdin)
         failed = _unstarted_errno(status[0]) if status is not None else None
     finally:
