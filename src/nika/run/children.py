@@ -68,38 +68,31 @@ for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
 """
 
 
-class ChildGuard:
-    """One run's watchdog. `env()` is what every child must carry; `close()` ends the run's
-    side of the pipe and waits (bounded) for the watchdog to have cleaned up."""
+class PipeHeld:
+    """A helper process that acts when the pipe it reads reaches end of file — this process
+    closing it (`close`) or dying, SIGKILL included: the run's watchdog, and the Ray
+    executor's reaper. Its own session, so a terminal's Ctrl-C is for the engine, not for it."""
 
-    def __init__(self, *, grace: float = GRACE) -> None:
-        self._token = secrets.token_hex(16)
-        self._grace = grace
+    def __init__(self) -> None:
         self._proc: subprocess.Popen[bytes] | None = None
         self._pipe: IO[bytes] | None = None
 
     @property
-    def available(self) -> bool:
-        """Can this platform run the watchdog (is there a `/proc` to search)?"""
-        return Path("/proc/self/environ").exists()
+    def started(self) -> bool:
+        return self._proc is not None
 
-    def env(self) -> Mapping[str, str]:
-        """The marker to merge into a child's environment; starts the watchdog on first use,
-        so it is alive before the first child exists."""
-        if self._proc is None and self.available:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _WATCHDOG, MARKER, self._token,
-                 str(self._grace)],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                start_new_session=True,  # a terminal's Ctrl-C is for the engine, not for it
-                close_fds=True,
-            )
-            self._pipe = self._proc.stdin
-        return {MARKER: self._token}
+    def spawn(self, script: str, *args: str) -> None:
+        """Start `script` under an isolated interpreter, its stdin the pipe this process holds."""
+        self._proc = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", script, *args],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True,
+        )
+        self._pipe = self._proc.stdin
 
-    def close(self, timeout: float = 5.0) -> None:
-        """The run is over: let the watchdog sweep what is left (it always finds the marker of
-        a straggler, e.g. a background grandchild) and wait for it, at most `timeout` s."""
+    def close(self, timeout: float) -> None:
+        """End this side of the pipe and wait for the helper to finish, at most `timeout` s
+        (then kill it)."""
         if self._proc is None:
             return
         if self._pipe is not None:
@@ -110,3 +103,30 @@ class ChildGuard:
         except subprocess.TimeoutExpired:
             self._proc.kill()
             self._proc.wait()
+
+
+class ChildGuard:
+    """One run's watchdog. `env()` is what every child must carry; `close()` ends the run's
+    side of the pipe and waits (bounded) for the watchdog to have cleaned up."""
+
+    def __init__(self, *, grace: float = GRACE) -> None:
+        self._token = secrets.token_hex(16)
+        self._grace = grace
+        self._watchdog = PipeHeld()
+
+    @property
+    def available(self) -> bool:
+        """Can this platform run the watchdog (is there a `/proc` to search)?"""
+        return Path("/proc/self/environ").exists()
+
+    def env(self) -> Mapping[str, str]:
+        """The marker to merge into a child's environment; starts the watchdog on first use,
+        so it is alive before the first child exists."""
+        if not self._watchdog.started and self.available:
+            self._watchdog.spawn(_WATCHDOG, MARKER, self._token, str(self._grace))
+        return {MARKER: self._token}
+
+    def close(self, timeout: float = 5.0) -> None:
+        """The run is over: let the watchdog sweep what is left (it always finds the marker of
+        a straggler, e.g. a background grandchild) and wait for it, at most `timeout` s."""
+        self._watchdog.close(timeout)

@@ -22,11 +22,11 @@ no reaper is started and Ray's own teardown is the guarantee.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Final
+from typing import Final
+
+from nika.run.children import PipeHeld
 
 SWEEP_FOR: Final = 5.0
 """Seconds the reaper keeps sweeping (a process that keeps forking is met again)."""
@@ -122,8 +122,7 @@ class Reaper:
     def __init__(self, session_dir: str, pids: Iterable[int]) -> None:
         self._args = [session_dir, str(SWEEP_FOR), str(FOLLOW_EVERY),
                       *map(str, sorted(set(pids)))]
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._pipe: IO[bytes] | None = None
+        self._reaper = PipeHeld()
 
     @staticmethod
     def available() -> bool:
@@ -132,27 +131,12 @@ class Reaper:
 
     def start(self) -> None:
         """Spawn the reaper; it follows the instance from now on."""
-        if self._proc is not None or not self.available():
-            return
-        self._proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _REAPER, *self._args],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True,
-        )
-        self._pipe = self._proc.stdin
+        if not self._reaper.started and self.available():
+            self._reaper.spawn(_REAPER, *self._args)
 
     def close(self, timeout: float = 10.0) -> None:
         """The instance is done: the reaper ends what is left of it; wait at most `timeout` s."""
-        if self._proc is None:
-            return
-        if self._pipe is not None:
-            self._pipe.close()
-            self._pipe = None
-        try:
-            self._proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
+        self._reaper.close(timeout)
 
 
 def local_instance() -> Reaper | None:
