@@ -24,6 +24,8 @@ import numpy as np
 
 from nika.media import png
 
+from ._loopback import Loopback, read_request
+
 Behaviour = Literal["reply", "announce", "trickle", "silent"]
 
 
@@ -46,24 +48,13 @@ class Seen:
         return json.loads(self.body)
 
 
-class ImageServer:
+class ImageServer(Loopback):
     """Scripted replies per path; `connections` counts accepted sockets."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.scripts: dict[str, list[Scripted]] = {}
         self.requests: list[Seen] = []
-        self.connections = 0
-        self._server: asyncio.Server | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    @property
-    def port(self) -> int:
-        assert self._server is not None
-        return int(self._server.sockets[0].getsockname()[1])
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     def script(self, path: str, *replies: Scripted) -> None:
         self.scripts[path] = list(replies)
@@ -72,46 +63,8 @@ class ImageServer:
         self.script(path, Scripted(status, json.dumps(body).encode(),
                                    {"content-type": "application/json", **headers}))
 
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
-
-    async def close(self) -> None:
-        assert self._server is not None
-        self._server.close()
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self._server.wait_closed()
-
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
-        try:
-            await self._handle(reader, writer)
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass
-        finally:
-            self._tasks.discard(task)
-            writer.close()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        method, target, _ = lines[0].split(" ", 2)
-        headers = {}
-        for line in lines[1:]:
-            if ":" in line:
-                key, value = line.split(":", 1)
-                headers[key.strip().lower()] = value.strip()
-        if headers.get("transfer-encoding") == "chunked":
-            body = b""
-            while size := int((await reader.readuntil(b"\r\n")).strip(), 16):
-                body += (await reader.readexactly(size + 2))[:-2]
-            await reader.readuntil(b"\r\n")
-        else:
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        method, target, headers, body = await read_request(reader)
         path = target.split("?", 1)[0]
         self.requests.append(Seen(method, path, headers, body))
         queue = self.scripts.get(path) or [Scripted(404, b'{"error": "no route"}')]

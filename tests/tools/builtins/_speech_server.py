@@ -15,9 +15,11 @@ import json
 import wave
 from collections import deque
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from ._loopback import Loopback, read_request
 
 Kind = Literal["reply", "hang", "endless", "announce", "cut"]
 
@@ -59,67 +61,25 @@ MP3 = b"ID3\x04\x00\x00\x00\x00\x00\x00" + b"\xff\xfb\x90\x00" + b"\0" * 400
 """An ID3v2 tag header then one MPEG-1 Layer III frame header: sniffed as MP3."""
 
 
-class SpeechServer:
+class SpeechServer(Loopback):
     """HTTP/1.1 on 127.0.0.1 in the test's own loop; `script(...)` queues answers, the
     default answer is a 200 with `default` bytes."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.heard: list[Heard] = []
-        self.connections = 0
         self.default = Step(body=wav(500), headers={"content-type": "audio/wav"})
         self._script: deque[Step] = deque()
-        self._server: asyncio.Server | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    @property
-    def port(self) -> int:
-        assert self._server is not None
-        return int(self._server.sockets[0].getsockname()[1])
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     def script(self, *steps: Step) -> None:
         self._script.extend(steps)
 
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-
-    async def close(self) -> None:
-        assert self._server is not None
-        self._server.close()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self._server.wait_closed()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
-        try:
-            while await self._one(reader, writer):
-                pass
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass  # the client left, or the server is closing: this connection is done
-        finally:
-            self._tasks.discard(task)
-            writer.close()
-            with suppress(ConnectionError):
-                await writer.wait_closed()
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await self._one(reader, writer):  # keep-alive: one request after another
+            pass
 
     async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        head = await reader.readuntil(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        method, target, _ = lines[0].split(" ", 2)
-        headers = {}
-        for line in lines[1:]:
-            if ":" in line:
-                k, v = line.split(":", 1)
-                headers[k.strip().lower()] = v.strip()
-        body = await reader.readexactly(int(headers.get("content-length", "0")))
+        method, target, headers, body = await read_request(reader)
         self.heard.append(Heard(method, target, headers, body))
         step = self._script.popleft() if self._script else self.default
         if step.kind == "hang":

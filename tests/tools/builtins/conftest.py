@@ -16,6 +16,8 @@ from nika.check.effects import Effect
 from nika.errors import NikaError
 from nika.tools.builtins import BuiltinExecutor, Context
 
+from ._loopback import read_request
+
 
 class RecordingJudge:
     """Records every effect it is asked about; refuses those whose target is in `refuse`
@@ -108,15 +110,7 @@ class LocalServer:
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            lines = head.decode("latin-1").split("\r\n")
-            method, target, _ = lines[0].split(" ", 2)
-            headers = {}
-            for line in lines[1:]:
-                if ":" in line:
-                    k, v = line.split(":", 1)
-                    headers[k.strip().lower()] = v.strip()
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
+            method, target, headers, body = await read_request(reader)
             self.requests.append(Seen(method, target, headers, body))
             reply = self.routes.get(target.split("?", 1)[0], Reply(404, b"not found"))
             out = [
