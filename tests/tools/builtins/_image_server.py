@@ -15,8 +15,7 @@ import base64
 import json
 import struct
 import zlib
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -92,14 +91,9 @@ class ImageServer(Loopback):
         await writer.drain()
 
 
-@asynccontextmanager
-async def serving() -> AsyncIterator[ImageServer]:
-    srv = ImageServer()
-    await srv.start()
-    try:
-        yield srv
-    finally:
-        await srv.close()
+def serving() -> ImageServer:
+    """A fresh server, to run under `async with`."""
+    return ImageServer()
 
 
 def png_bytes(width: int = 8, height: int = 6, seed: int = 0) -> bytes:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import suppress
+from types import TracebackType
+from typing import Self
 
 
 async def read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, str], bytes]:
@@ -29,8 +31,9 @@ async def read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str
 
 
 class Loopback:
-    """The server's life: `start`, `port`/`base`, `connections`, `close`. A subclass answers
-    a connection in `serve`; a client leaving, or the server closing, ends it quietly."""
+    """The server's life: `start`, `port`/`base`, `connections`, `close` (or `async with`). A
+    subclass answers a connection in `serve`; a client leaving, or the server closing, ends it
+    quietly."""
 
     def __init__(self) -> None:
         self.connections = 0
@@ -56,6 +59,14 @@ class Loopback:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self._server.wait_closed()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        trace: TracebackType | None) -> None:
+        await self.close()
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         raise NotImplementedError

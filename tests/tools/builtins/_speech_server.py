@@ -14,8 +14,6 @@ import io
 import json
 import wave
 from collections import deque
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -109,11 +107,6 @@ class SpeechServer(Loopback):
         return True
 
 
-@asynccontextmanager
-async def speech_server() -> AsyncIterator[SpeechServer]:
-    server = SpeechServer()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
+def speech_server() -> SpeechServer:
+    """A fresh server, to run under `async with`."""
+    return SpeechServer()
