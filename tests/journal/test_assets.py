@@ -18,6 +18,7 @@ from nika.journal.assets import (
     MAX_ASSET_BYTES,
     MAX_ASSETS,
     collect,
+    may_name_files,
     since,
     task_assets,
     within,
@@ -148,3 +149,19 @@ def test_a_real_run_records_the_speech_file_in_its_terminal_frame(tmp_path):
                                str(journal)], cwd=tmp_path, env=env, capture_output=True,
                               text=True, timeout=60)
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_only_an_output_that_could_name_a_file_goes_looking(tmp_path: Path) -> None:
+    def record(status: str, output: object) -> TaskRecord:
+        return TaskRecord.settle("t", status, output=output)  # type: ignore[arg-type]
+
+    (tmp_path / "out.png").write_bytes(encode(np.zeros((2, 2, 3), dtype=np.uint8)))
+    named = record("success", {"image": {"path": "out.png"}})
+    assert may_name_files(named)
+    # A multi-line reply, a URL, numbers, no output or a failure: nothing to look at, and
+    # task_assets agrees (it would find nothing either).
+    for quiet in (record("success", "line one\nline two"), record("success", "https://x.io/a"),
+                  record("success", {"n": 3, "ok": True}), record("success", None),
+                  record("failure", {"path": "out.png"})):
+        assert not may_name_files(quiet)
+        assert task_assets(quiet, tmp_path) is None

@@ -62,9 +62,15 @@ def _candidates(output: Any) -> Iterator[tuple[str, str | None]]:
             yield node, None
 
 
+def _pathlike(raw: str) -> bool:
+    """Whether `raw` could be a path at all (no I/O): not empty, not a URL, one line."""
+    return bool(raw) and len(raw) <= _MAX_PATH and "\0" not in raw and "\n" not in raw \
+        and "://" not in raw
+
+
 def _file(base: Path, raw: str) -> tuple[Path, str] | None:
     """The regular file `raw` names under `base` and its spelling relative to it."""
-    if not raw or len(raw) > _MAX_PATH or "\0" in raw or "\n" in raw or "://" in raw:
+    if not _pathlike(raw):
         return None
     try:
         real = (base / raw).resolve(strict=True)
@@ -118,6 +124,13 @@ def since(started_at_ns: int | None) -> int | None:
     """The modification-time floor for a task that started at `started_at_ns`: a little
     earlier, as file timestamps come from the kernel's coarse clock (a tick behind at most)."""
     return None if started_at_ns is None else started_at_ns - _MTIME_SLACK_NS
+
+
+def may_name_files(record: TaskRecord) -> bool:
+    """Whether `task_assets` could find anything for `record`, judged without I/O (a success
+    whose output holds a path-like string): the runner goes to a thread only then."""
+    return record.status == "success" and record.output is not None and any(
+        _pathlike(raw) for raw, _ in _candidates(record.output))
 
 
 def task_assets(record: TaskRecord, base_dir: Path) -> tuple[Asset, ...] | None:

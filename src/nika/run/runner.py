@@ -43,7 +43,7 @@ from nika import codes
 from nika.canonical import loose_json
 from nika.check.graph import Graph, derive
 from nika.errors import NikaError, task_error
-from nika.journal.assets import task_assets
+from nika.journal.assets import Asset, may_name_files, task_assets
 from nika.journal.frames import (
     TaskCacheHit,
     TaskEnded,
@@ -233,7 +233,7 @@ class Runner:
         record = self._record(task, outcome, started, notes)
         if outcome is None or outcome.attempts > 0:  # only a producer that started unwinds
             await self._unwind(task.id, record)
-        await self._assets(record, notes)
+        notes.assets = await self._assets(record)
         self._running.pop(task.id, None)
         self._release(self._settle(record, notes))
         self._liveness.ended()
@@ -248,20 +248,21 @@ class Runner:
         record = TaskRecord.settle(task.id, "success", output=hit.output, attempts=0,
                                    started_at=ended - hit.duration_ms * 1_000_000,
                                    ended_at=ended, bindings=hit.bindings)
-        await self._assets(record, notes)
+        notes.assets = await self._assets(record)
         return self._settle(record, notes)
 
-    async def _assets(self, record: TaskRecord, notes: TaskNotes) -> None:
-        """Hash a success's files in a thread: a large file never stalls the event loop. A
-        cancellation arriving meanwhile is taken as handled: the task still has to settle."""
+    async def _assets(self, record: TaskRecord) -> tuple[Asset, ...] | None:
+        """A success's files, hashed off the loop if its output names any (a cancel waits)."""
+        if not may_name_files(record):  # most outputs name no file: no thread hop for them
+            return None
         hashing = asyncio.ensure_future(
             asyncio.to_thread(task_assets, record, self._services.base_dir))
         try:
-            notes.assets = await asyncio.shield(hashing)
+            return await asyncio.shield(hashing)
         except asyncio.CancelledError:
             if (current := asyncio.current_task()) is not None:
                 current.uncancel()
-            notes.assets = await hashing
+            return await hashing
 
     def _park(self, task_id: str, prompts: Mapping[str, Mapping[str, Any]]) -> None:
         """Prompts await a human (the task's own, or its child workflow's): `task_id` and
@@ -390,7 +391,7 @@ class Runner:
                 outcome = None
             unit_record = self._record(task, outcome, started, notes)
             await self._unwind(unit, unit_record)
-            await self._assets(unit_record, notes)
+            notes.assets = await self._assets(unit_record)
             self._settle_record(unit_record, notes)
 
     # -- the end --------------------------------------------------------------------------
